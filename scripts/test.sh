@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The whole test suite of numaops.colocation. `.ci/run` runs exactly this.
+#
+#   scripts/test.sh                 every stage, in order
+#   scripts/test.sh unit sanity     only the named stages
+#
+# Stages: unit sanity units integration lint build molecule
+# The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
+# cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$NUMAOPS_ROOT"
+
+ALL_STAGES=(unit sanity units integration lint build molecule)
+STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
+PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+ensure_apt
+ensure_venv
+ensure_get_pip_standin
+LINK_TOP=$(make_collection_link)
+export ANSIBLE_COLLECTIONS_PATH="$LINK_TOP"
+export ANSIBLE_FORCE_COLOR=${ANSIBLE_FORCE_COLOR:-0}
+COLL_TREE=""
+coll_tree() { [ -n "$COLL_TREE" ] || COLL_TREE=$(make_collection_tree); echo "$COLL_TREE"; }
+cleanup() { rm -rf "$LINK_TOP"; [ -z "$COLL_TREE" ] || rm -rf "${COLL_TREE%/ansible_collections/*}"; }
+trap cleanup EXIT
+
+stage_unit() {
+  log "pytest: tests/unit"
+  PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit
+}
+stage_sanity() {
+  log "ansible-test sanity (python $PYVER, no ignore files)"
+  [ ! -d tests/sanity ] || ! ls tests/sanity/ignore-*.txt >/dev/null 2>&1 || die "tests/sanity/ignore-*.txt must not exist"
+  (cd "$(coll_tree)" && ansible-test sanity --color no --python "$PYVER" --requirements)
+}
+stage_units() {
+  log "ansible-test units (python $PYVER)"
+  (cd "$(coll_tree)" && ansible-test units --color no --python "$PYVER" --requirements)
+}
+stage_integration() {
+  log "ansible-test integration (local, python $PYVER)"
+  (cd "$(coll_tree)" && ansible-test integration --color no --local --python "$PYVER" --allow-destructive)
+}
+stage_lint() {
+  log "ansible-lint (production profile)"
+  ansible-lint --offline
+}
+stage_build() {
+  log "ansible-galaxy collection build + ansible-doc of every module"
+  local out; out=$(mktemp -d)
+  ansible-galaxy collection build --output-path "$out" .
+  ansible-galaxy collection install --offline --no-deps -p "$out/installed" "$out"/numaops-colocation-*.tar.gz
+  local m
+  for m in plugins/modules/*.py; do
+    m=$(basename "$m" .py)
+    ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t module "numaops.colocation.$m" >/dev/null \
+      || die "ansible-doc numaops.colocation.$m failed"
+    echo "ansible-doc numaops.colocation.$m: ok"
+  done
+  rm -rf "$out"
+}
+stage_molecule() {
+  log "molecule scenarios (extensions/molecule)"
+  local s name
+  for s in extensions/molecule/*/molecule.yml; do
+    [ -e "$s" ] || continue
+    name=$(basename "$(dirname "$s")")
+    if [ "$name" = vm ] && [ "${NUMAOPS_SKIP_VM:-0}" = 1 ]; then
+      echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
+      continue
+    fi
+    log "molecule test -s $name"
+    (cd extensions && molecule test -s "$name")
+  done
+}
+
+for s in "${STAGES[@]}"; do
+  declare -F "stage_$s" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]})"
+  "stage_$s"
+done
+log "all requested stages passed: ${STAGES[*]}"
