@@ -1,0 +1,83 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Controller-side base for action plugins that edit text files on a node.
+
+The pattern: read the files through the node-side module ``numaops.colocation.node_files`` (standard
+library only on the node), compute the new text here on the controller (where ruamel.yaml / tomlkit are
+installed), then hand the new text back to ``node_files``, which refuses to write when a file changed in
+between and replaces files atomically, keeping owner and mode.
+"""
+from __future__ import annotations
+
+import base64
+import collections
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+NODE_FILES = 'numaops.colocation.node_files'
+
+FileState = collections.namedtuple('FileState', 'path exists text checksum mode owner group')
+
+
+class NodeFilesAction(ActionBase):
+    """Base class: argument validation, reading and committing files through node_files."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = True
+
+    def validate_args(self, argument_spec, **kwargs):
+        """Validate the task's arguments against a module argument_spec; return the validated dict."""
+        validator = ArgumentSpecValidator(argument_spec, **kwargs)
+        result = validator.validate(self._task.args)
+        if result.error_messages:
+            raise AnsibleActionFail('Invalid arguments for %s: %s'
+                                    % (self._task.action, '; '.join(result.error_messages)))
+        return result.validated_parameters
+
+    def _node_files(self, module_args, task_vars):
+        result = self._execute_module(module_name=NODE_FILES, module_args=module_args,
+                                      task_vars=task_vars)
+        if result.get('failed'):
+            raise AnsibleActionFail(result.get('msg') or 'numaops.colocation.node_files failed: %r' % result)
+        return result
+
+    def read_files(self, paths, task_vars):
+        """Read ``paths`` on the node; return ``{path: FileState}``. Text is decoded as UTF-8."""
+        result = self._node_files({'read': list(paths)}, task_vars)
+        states = {}
+        for path in paths:
+            info = result['files'][path]
+            if not info.get('exists'):
+                states[path] = FileState(path, False, None, 'absent', None, None, None)
+                continue
+            data = base64.b64decode(info['content'])
+            try:
+                text = data.decode('utf-8')
+            except UnicodeDecodeError as err:
+                raise AnsibleActionFail('%s is not UTF-8 text (byte %d): refusing to edit it; nothing was changed.'
+                                        % (path, err.start))
+            states[path] = FileState(path, True, text, info['checksum'], info['mode'], info['owner'],
+                                     info['group'])
+        return states
+
+    def commit(self, writes, task_vars, remove=None):
+        """Write and remove files on the node (in check mode: report only).
+
+        ``writes`` is a list of dicts: ``path``, ``content``, ``expected_checksum`` (from
+        ``FileState.checksum``; ``absent`` for a file that did not exist), optional ``mode``,
+        ``backup`` and ``create_parents``.
+        """
+        if not writes and not remove:
+            return dict(changed=False, written=[], removed=[], backup_files={})
+        return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
+
+
+def make_diff(path, before, after):
+    """An Ansible diff dict for one file (``None`` text means the file does not exist)."""
+    return dict(before=before or '', after=after or '',
+                before_header='%s%s' % (path, '' if before is not None else ' (absent)'),
+                after_header='%s%s' % (path, '' if after is not None else ' (absent)'))
