@@ -54,7 +54,7 @@ def parse_quantity(value, field=None):
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
-        if value != value or value in (float('inf'), float('-inf')):
+        if math.isnan(value) or math.isinf(value):
             raise QuantityError('invalid quantity %r%s: expected %s' % (value, where, ALLOWED))
         return Fraction(repr(value))
     if not isinstance(value, str):
