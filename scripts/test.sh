@@ -48,16 +48,17 @@ stage_lint() {
   ansible-lint --offline
 }
 stage_build() {
-  log "ansible-galaxy collection build + ansible-doc of every module"
-  local out; out=$(mktemp -d)
+  log "ansible-galaxy collection build, offline install of the artifact, ansible-doc of every module"
+  local out m json; out=$(mktemp -d)
   ansible-galaxy collection build --output-path "$out" .
-  ansible-galaxy collection install --offline --no-deps -p "$out/installed" "$out"/numaops-colocation-*.tar.gz
-  local m
+  ansible-galaxy collection install --offline --no-deps --force -p "$out/installed" "$out"/numaops-colocation-*.tar.gz
   for m in plugins/modules/*.py; do
     m=$(basename "$m" .py)
-    ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc -t module "numaops.colocation.$m" >/dev/null \
-      || die "ansible-doc numaops.colocation.$m failed"
-    echo "ansible-doc numaops.colocation.$m: ok"
+    json=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc --json -t module "numaops.colocation.$m" 2>&1) \
+      || die "ansible-doc numaops.colocation.$m failed: $json"
+    python -c 'import json,sys; d=json.loads(sys.stdin.read()); sys.exit(0 if d and all(v.get("doc") for v in d.values()) else 1)' \
+      <<<"$json" || die "ansible-doc found no documentation for numaops.colocation.$m (from the built artifact): $json"
+    echo "ansible-doc numaops.colocation.$m: ok (rendered from the built artifact)"
   done
   rm -rf "$out"
 }
