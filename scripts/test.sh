@@ -37,7 +37,7 @@ stage_sanity() {
 }
 stage_units() {
   log "ansible-test units (python $PYVER)"
-  (cd "$(coll_tree)" && ansible-test units --color no --python "$PYVER" --requirements)
+  (cd "$(coll_tree)" && ansible-test units --color no --venv --python "$PYVER" --requirements)
 }
 stage_integration() {
   log "ansible-test integration (local, python $PYVER)"
