@@ -1,0 +1,327 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The manifests the colocation_controller role renders, checked against the Kubernetes schemas.
+
+The role's templates are rendered by ansible-playbook itself (``tasks_from: render``), for several
+variable sets, and every object is validated with kubernetes-validate (the Kubernetes OpenAPI
+schemas as JSON Schema, shipped offline in the PyPI package, strict: unknown fields are errors)
+for the Kubernetes versions listed below. ColocationConfiguration objects are validated against the
+CRD's own openAPIV3Schema (types, bounds, defaults) with jsonschema, and the CRD schema is checked
+to be structural the way the API server requires.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+kubernetes_validate = pytest.importorskip('kubernetes_validate')
+jsonschema = pytest.importorskip('jsonschema')
+
+import ansible_collections  # noqa: E402  pylint: disable=wrong-import-position
+
+KUBERNETES_VERSIONS = ['1.28.0', '1.30.0', '1.32.0', '1.34.0']
+
+VARIABLE_SETS = {
+    'defaults': {},
+    'everything': {
+        'colocation_controller_namespace': 'colo-system',
+        'colocation_controller_image_registry': 'mirror.example.internal:5000',
+        'colocation_controller_image_tag': 'v1.14.1',
+        'colocation_controller_agent_image_tag': 'v1.14.1-hotfix',
+        'colocation_controller_image_pull_policy': 'Always',
+        'colocation_controller_image_pull_secrets': ['mirror-creds'],
+        'colocation_controller_controller_replicas': 2,
+        'colocation_controller_controller_node_selector': {'node-role.kubernetes.io/control-plane': ''},
+        'colocation_controller_controller_tolerations': [
+            {'key': 'node-role.kubernetes.io/control-plane', 'operator': 'Exists', 'effect': 'NoSchedule'}],
+        'colocation_controller_agent_node_selector': {'volcano.sh/colocation': 'true'},
+        'colocation_controller_agent_max_unavailable': 1,
+        'colocation_controller_agent_network_qos': True,
+        'colocation_controller_agent_oversubscription': True,
+        'colocation_controller_agent_eviction': True,
+        'colocation_controller_agent_cpu_burst': True,
+        'colocation_controller_agent_config_overrides': {
+            'globalConfig': {'evictingConfig': {'evictingMemoryHighWatermark': 70}}},
+        'colocation_controller_extra_labels': {'team': 'platform'},
+    },
+    'agent_only_no_namespace': {
+        'colocation_controller_deploy_controller': False,
+        'colocation_controller_manage_namespace': False,
+        'colocation_controller_install_crd': False,
+        'colocation_controller_image_registry': '',
+        'colocation_controller_controller_priority_class_name': '',
+        'colocation_controller_agent_priority_class_name': '',
+    },
+}
+
+PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Render
+      ansible.builtin.include_role:
+        name: numaops.colocation.colocation_controller
+        tasks_from: render
+    - name: Write
+      ansible.builtin.copy:
+        content: "{{ colocation_controller_manifests | to_json }}"
+        dest: "{{ out }}"
+        mode: "0600"
+"""
+
+
+def _collections_path():
+    for entry in ansible_collections.__path__:
+        if os.path.isdir(os.path.join(entry, 'numaops', 'colocation', 'roles')):
+            return os.path.dirname(entry)
+    pytest.skip('the collection tree with its roles is not on sys.path')
+    return None
+
+
+def render(tmp_path, extra_vars):
+    playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
+    if not playbook:
+        pytest.skip('ansible-playbook is not installed')
+    (tmp_path / 'render.yml').write_text(PLAYBOOK)
+    out = tmp_path / 'manifests.json'
+    (tmp_path / 'vars.json').write_text(json.dumps(dict(extra_vars, out=str(out), ansible_python_interpreter=sys.executable)))
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
+    proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(tmp_path / 'render.yml'),
+                           '-e', '@' + str(tmp_path / 'vars.json')],
+                          env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope='module', name='rendered')
+def rendered_fixture(tmp_path_factory):
+    result = {}
+    for name, extra_vars in VARIABLE_SETS.items():
+        result[name] = render(tmp_path_factory.mktemp(name), extra_vars)
+    return result
+
+
+def _by_kind(objects, kind):
+    return [o for o in objects if o['kind'] == kind]
+
+
+def _one(objects, kind, name=None):
+    found = [o for o in _by_kind(objects, kind) if name is None or o['metadata']['name'] == name]
+    assert len(found) == 1, (kind, name, [o['metadata']['name'] for o in objects])
+    return found[0]
+
+
+@pytest.mark.parametrize('version', KUBERNETES_VERSIONS)
+@pytest.mark.parametrize('variables', sorted(VARIABLE_SETS))
+def test_every_object_is_valid_for_kubernetes(rendered, variables, version):
+    objects = rendered[variables]
+    assert objects
+    for obj in objects:
+        try:
+            kubernetes_validate.validate(obj, version, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail('%s %s is not valid for Kubernetes %s: %s at %s' % (
+                obj['kind'], obj['metadata']['name'], version, exc.message, list(exc.path)))
+
+
+def test_apply_order_and_default_objects(rendered):
+    kinds = [(o['kind'], o['metadata']['name']) for o in rendered['defaults']]
+    assert kinds == [
+        ('CustomResourceDefinition', 'colocationconfigurations.config.volcano.sh'),
+        ('Namespace', 'volcano-system'),
+        ('ServiceAccount', 'volcano-colocation-controller'),
+        ('ClusterRole', 'volcano-colocation-controller'),
+        ('ClusterRoleBinding', 'volcano-colocation-controller'),
+        ('Role', 'volcano-colocation-controller-leader-election'),
+        ('RoleBinding', 'volcano-colocation-controller-leader-election'),
+        ('Deployment', 'volcano-colocation-controller'),
+        ('ServiceAccount', 'volcano-agent'),
+        ('ClusterRole', 'volcano-agent'),
+        ('ClusterRoleBinding', 'volcano-agent'),
+        ('Role', 'volcano-agent-config'),
+        ('RoleBinding', 'volcano-agent-config'),
+        ('ConfigMap', 'volcano-agent-configuration'),
+        ('DaemonSet', 'volcano-agent'),
+    ]
+    for obj in rendered['defaults']:
+        assert obj['metadata']['labels']['app.kubernetes.io/managed-by'] == 'numaops.colocation'
+        if obj['kind'] not in ('CustomResourceDefinition', 'Namespace', 'ClusterRole', 'ClusterRoleBinding'):
+            assert obj['metadata']['namespace'] == 'volcano-system'
+
+
+def test_subset_when_controller_crd_and_namespace_are_not_managed(rendered):
+    kinds = {o['kind'] for o in rendered['agent_only_no_namespace']}
+    assert kinds == {'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ConfigMap', 'DaemonSet'}
+    agent = _one(rendered['agent_only_no_namespace'], 'DaemonSet')
+    assert agent['spec']['template']['spec']['containers'][0]['image'] == 'volcanosh/vc-agent:v1.14.0'
+    assert 'priorityClassName' not in agent['spec']['template']['spec']
+
+
+def _rules(role):
+    return {(group, resource): sorted(rule['verbs'])
+            for rule in role['rules'] for group in rule['apiGroups'] for resource in rule['resources']}
+
+
+def test_controller_rbac_is_least_privilege(rendered):
+    rules = _rules(_one(rendered['defaults'], 'ClusterRole', 'volcano-colocation-controller'))
+    assert rules == {
+        ('', 'pods'): ['get', 'list', 'patch', 'update', 'watch'],
+        ('config.volcano.sh', 'colocationconfigurations'): ['get', 'list', 'watch'],
+        ('config.volcano.sh', 'colocationconfigurations/status'): ['get', 'patch', 'update'],
+        ('', 'events'): ['create', 'patch', 'update'],
+        ('events.k8s.io', 'events'): ['create', 'patch', 'update'],
+    }
+    lease = _rules(_one(rendered['defaults'], 'Role', 'volcano-colocation-controller-leader-election'))
+    assert lease == {('coordination.k8s.io', 'leases'): ['create', 'get', 'list', 'patch', 'update', 'watch']}
+    for obj in rendered['defaults']:
+        for rule in obj.get('rules', []):
+            assert '*' not in rule['verbs'] and '*' not in rule['resources'] and '*' not in rule['apiGroups']
+
+
+def test_agent_rbac_follows_the_features(rendered):
+    default = _rules(_one(rendered['defaults'], 'ClusterRole', 'volcano-agent'))
+    assert default == {
+        ('', 'nodes'): ['get', 'list', 'watch'],
+        ('', 'pods'): ['get', 'list', 'watch'],
+        ('', 'events'): ['create', 'patch', 'update'],
+    }
+    assert _rules(_one(rendered['defaults'], 'Role', 'volcano-agent-config')) == {('', 'configmaps'): ['get', 'list', 'watch']}
+    everything = _one(rendered['everything'], 'ClusterRole', 'volcano-agent')['rules']
+    assert {'apiGroups': [''], 'resources': ['nodes', 'nodes/status'], 'verbs': ['update', 'patch']} in everything
+    assert {'apiGroups': [''], 'resources': ['pods/eviction'], 'verbs': ['create']} in everything
+
+
+def test_images_registry_and_pull_secrets(rendered):
+    objects = rendered['everything']
+    controller = _one(objects, 'Deployment')['spec']['template']['spec']
+    agent = _one(objects, 'DaemonSet')['spec']['template']['spec']
+    assert controller['containers'][0]['image'] == 'mirror.example.internal:5000/volcanosh/vc-controller-manager:v1.14.1'
+    assert agent['containers'][0]['image'] == 'mirror.example.internal:5000/volcanosh/vc-agent:v1.14.1-hotfix'
+    assert agent['initContainers'][0]['image'] == agent['containers'][0]['image']
+    assert controller['imagePullSecrets'] == [{'name': 'mirror-creds'}] == agent['imagePullSecrets']
+    assert controller['containers'][0]['imagePullPolicy'] == 'Always'
+    default = _one(rendered['defaults'], 'Deployment')['spec']['template']['spec']
+    assert default['containers'][0]['image'] == 'docker.io/volcanosh/vc-controller-manager:v1.14.0'
+    assert 'imagePullSecrets' not in default
+
+
+def test_controller_runs_only_the_colocation_controller(rendered):
+    args = _one(rendered['defaults'], 'Deployment')['spec']['template']['spec']['containers'][0]['args']
+    assert '--controllers=+colocation-config-controller' in args
+    assert '--leader-elect=false' in args
+    args = _one(rendered['everything'], 'Deployment')['spec']['template']['spec']['containers'][0]['args']
+    assert '--leader-elect=true' in args and '--leader-elect-resource-namespace=colo-system' in args
+
+
+def test_agent_config_enables_memory_qos(rendered):
+    config = json.loads(_one(rendered['defaults'], 'ConfigMap')['data']['colocation-config'])
+    assert config['globalConfig']['memoryQosConfig'] == {'enable': True}
+    assert config['globalConfig']['networkQosConfig'] == {'enable': False}
+    assert config['globalConfig']['overSubscriptionConfig'] == {'enable': False}
+    config = json.loads(_one(rendered['everything'], 'ConfigMap')['data']['colocation-config'])
+    assert config['globalConfig']['memoryQosConfig'] == {'enable': True}
+    assert config['globalConfig']['cpuBurstConfig'] == {'enable': True}
+    assert config['globalConfig']['evictingConfig'] == {'evictingMemoryHighWatermark': 70}
+
+
+def test_agent_host_access_follows_network_qos(rendered):
+    default = _one(rendered['defaults'], 'DaemonSet')['spec']['template']['spec']
+    assert 'initContainers' not in default
+    assert {v['name'] for v in default['volumes']} == {'host-sys-fs', 'host-proc-sys', 'proc-stat', 'kubelet-root', 'localtime'}
+    assert default['containers'][0]['securityContext'] == {'privileged': True}
+    everything = _one(rendered['everything'], 'DaemonSet')['spec']['template']['spec']
+    assert {v['name'] for v in everything['volumes']} >= {'host-etc', 'cni-plugin-dir', 'bwm-dir'}
+    assert everything['nodeSelector'] == {'volcano.sh/colocation': 'true'}
+
+
+def test_namespace_admits_the_privileged_agent(rendered):
+    labels = _one(rendered['defaults'], 'Namespace')['metadata']['labels']
+    assert labels['pod-security.kubernetes.io/enforce'] == 'privileged'
+    assert _one(rendered['everything'], 'Namespace')['metadata']['labels']['team'] == 'platform'
+
+
+def _walk_structural(schema, path):
+    """The API server's structural-schema rules that matter here: every node has a type."""
+    assert 'type' in schema or schema.get('x-kubernetes-int-or-string') or schema.get('x-kubernetes-preserve-unknown-fields'), path
+    for name, sub in schema.get('properties', {}).items():
+        _walk_structural(sub, path + '.' + name)
+    if isinstance(schema.get('items'), dict):
+        _walk_structural(schema['items'], path + '[]')
+    if isinstance(schema.get('additionalProperties'), dict):
+        _walk_structural(schema['additionalProperties'], path + '{}')
+
+
+def _crd_schema(rendered):
+    crd = _one(rendered['defaults'], 'CustomResourceDefinition')
+    assert crd['spec']['group'] == 'config.volcano.sh' and crd['spec']['scope'] == 'Namespaced'
+    assert crd['spec']['names']['plural'] == 'colocationconfigurations'
+    (version,) = crd['spec']['versions']
+    assert version['name'] == 'v1alpha1' and version['served'] and version['storage']
+    return version['schema']['openAPIV3Schema']
+
+
+def test_crd_schema_is_structural_with_bounds_and_defaults(rendered):
+    schema = _crd_schema(rendered)
+    _walk_structural(schema, 'openAPIV3Schema')
+    memory_qos = schema['properties']['spec']['properties']['memoryQos']['properties']
+    assert {k: (v['type'], v['default'], v['minimum'], v['maximum']) for k, v in memory_qos.items()} == {
+        'highRatio': ('integer', 100, 0, 100),
+        'lowRatio': ('integer', 0, 0, 100),
+        'minRatio': ('integer', 0, 0, 100),
+    }
+    selector = schema['properties']['spec']['properties']['selector']
+    assert set(selector['properties']) == {'matchLabels', 'matchExpressions'}
+    assert selector['properties']['matchExpressions']['items']['required'] == ['key', 'operator']
+
+
+def _with_defaults(schema, obj):
+    """Apply the schema's defaults the way the API server does (only inside objects that exist)."""
+    obj = copy.deepcopy(obj)
+
+    def walk(node, value):
+        if not isinstance(value, dict):
+            return
+        for name, sub in node.get('properties', {}).items():
+            if name not in value and 'default' in sub:
+                value[name] = copy.deepcopy(sub['default'])
+            if name in value:
+                walk(sub, value[name])
+    walk(schema, obj)
+    return obj
+
+
+def _config(spec):
+    return {'apiVersion': 'config.volcano.sh/v1alpha1', 'kind': 'ColocationConfiguration',
+            'metadata': {'name': 'c', 'namespace': 'default'}, 'spec': spec}
+
+
+@pytest.mark.parametrize('spec, valid', [
+    ({'selector': {'matchLabels': {'app': 'offline'}}, 'memoryQos': {'highRatio': 80, 'lowRatio': 20, 'minRatio': 10}}, True),
+    ({'selector': {}, 'memoryQos': {}}, True),
+    ({'selector': {'matchExpressions': [{'key': 'tier', 'operator': 'In', 'values': ['batch']}]}}, True),
+    ({'memoryQos': {'highRatio': 101}}, False),
+    ({'memoryQos': {'lowRatio': -1}}, False),
+    ({'memoryQos': {'minRatio': '10'}}, False),
+    ({'memoryQos': {'highRatio': 50.5}}, False),
+    ({'selector': {'matchLabels': {'app': 1}}}, False),
+    ({'selector': {'matchExpressions': [{'operator': 'Exists'}]}}, False),
+])
+def test_colocation_configurations_against_the_crd_schema(rendered, spec, valid):
+    schema = _crd_schema(rendered)
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(_config(spec)))
+    assert (not errors) == valid, [e.message for e in errors]
+
+
+def test_crd_defaults_apply_only_inside_memory_qos(rendered):
+    schema = _crd_schema(rendered)
+    assert _with_defaults(schema, _config({'memoryQos': {'lowRatio': 30}}))['spec']['memoryQos'] == {
+        'highRatio': 100, 'lowRatio': 30, 'minRatio': 0}
+    assert 'memoryQos' not in _with_defaults(schema, _config({'selector': {}}))['spec']
