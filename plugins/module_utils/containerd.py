@@ -1,0 +1,385 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""containerd NRI (Node Resource Interface) configuration rules, as plain Python.
+
+Shared by the ``containerd_nri`` action plugin (controller) and module (documentation and argument
+spec). Pure and stdlib-only (Python 3.8+). The TOML round-trip editing lives in
+``plugins/plugin_utils/containerd_toml.py``; everything here works on plain values.
+
+Facts this encodes (checked against Debian's containerd 1.6.20, 1.7.24 and 2.1.9 binaries):
+
+* The NRI plugin is ``[plugins."io.containerd.nri.v1.nri"]`` in config ``version = 2`` (containerd
+  1.7) and ``version = 3`` (containerd 2.x). containerd 1.6 has no NRI v0.3+ plugin.
+* Its defaults are the same in 1.7 and 2.x except ``disable``: 1.7 ships NRI disabled, 2.x enabled.
+  So the module always writes ``disable`` explicitly.
+* containerd 1.7 refuses ``version = 3``; a file without ``version`` is a version 1 file (1.7 then
+  ignores fully-qualified plugin tables such as the NRI one).
+* Imports (drop-ins): relative paths are resolved against the directory of the importing file, a path
+  containing ``*`` is a Go ``filepath.Glob`` pattern. containerd 1.7 replaces a plugin's whole table
+  with the drop-in's; containerd 2.x merges a drop-in's plugin table key by key. containerd 2.x refuses a
+  drop-in whose ``version`` is higher than the main file's.
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import fnmatch
+import posixpath
+import re
+from fractions import Fraction
+
+NRI_PLUGIN = 'io.containerd.nri.v1.nri'
+DEFAULT_PATH = '/etc/containerd/config.toml'
+DEFAULT_DROPIN_PATH = '/etc/containerd/conf.d/99-nri.toml'
+
+# The NRI table's keys, in containerd's own order (``containerd config default`` of 2.x).
+NRI_KEYS = ('disable', 'socket_path', 'plugin_path', 'plugin_config_path',
+            'plugin_registration_timeout', 'plugin_request_timeout', 'disable_connections')
+PATH_KEYS = ('socket_path', 'plugin_path', 'plugin_config_path')
+DURATION_KEYS = ('plugin_registration_timeout', 'plugin_request_timeout')
+BOOL_KEYS = ('disable', 'disable_connections')
+
+# containerd's defaults for the NRI plugin (identical in 1.7 and 2.x apart from ``disable``).
+NRI_DEFAULTS = {
+    'socket_path': '/var/run/nri/nri.sock',
+    'plugin_path': '/opt/nri/plugins',
+    'plugin_config_path': '/etc/nri/conf.d',
+    'plugin_registration_timeout': '5s',
+    'plugin_request_timeout': '2s',
+    'disable_connections': False,
+}
+# The config file version each containerd major version writes and expects.
+CONFIG_VERSION_FOR_MAJOR = {1: 2, 2: 3}
+MIN_VERSION = (1, 7)
+# Linux sockaddr_un.sun_path holds 108 bytes including the terminating NUL.
+MAX_SOCKET_PATH = 107
+
+ARGUMENT_SPEC = dict(
+    path=dict(type='path', default=DEFAULT_PATH),
+    state=dict(type='str', default='enabled', choices=['enabled', 'disabled']),
+    socket_path=dict(type='path'),
+    plugin_path=dict(type='path'),
+    plugin_config_path=dict(type='path'),
+    plugin_registration_timeout=dict(type='str'),
+    plugin_request_timeout=dict(type='str'),
+    disable_connections=dict(type='bool'),
+    mode=dict(type='str', default='inline', choices=['inline', 'dropin']),
+    dropin_path=dict(type='path', default=DEFAULT_DROPIN_PATH),
+    containerd_version=dict(type='str'),
+    containerd_binary=dict(type='str', default='containerd'),
+    misplaced_keys=dict(type='str', default='warn', choices=['warn', 'remove']),
+    backup=dict(type='bool', default=False),
+)
+
+
+class ContainerdConfigError(ValueError):
+    """Bad input or an unsupported setup; the message says what, where, what is allowed and what to do."""
+
+
+class ContainerdVersion(tuple):
+    """``(major, minor, patch)`` plus the text it was read from."""
+
+    def __new__(cls, major, minor, patch=0, text=None):
+        self = tuple.__new__(cls, (major, minor, patch))
+        self.text = text or '%d.%d.%d' % (major, minor, patch)
+        return self
+
+    @property
+    def major(self):
+        return self[0]
+
+    @property
+    def minor(self):
+        return self[1]
+
+    def __str__(self):
+        return self.text
+
+
+_VERSION_TOKEN_RE = re.compile(r'^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-~+.][0-9A-Za-z.~+-]*)?$')
+
+
+def parse_version_string(text):
+    """``1.7``, ``1.7.24``, ``v2.0.0``, ``1.6.20~ds1``, ``v1.7.23-k3s2`` → ContainerdVersion, else None."""
+    match = _VERSION_TOKEN_RE.match((text or '').strip())
+    if not match:
+        return None
+    return ContainerdVersion(int(match.group(1)), int(match.group(2)), int(match.group(3) or 0),
+                             text=text.strip().lstrip('v'))
+
+
+def parse_containerd_version(output):
+    """Read the version from ``containerd --version`` output.
+
+    Handles upstream (``containerd github.com/containerd/containerd/v2 v2.0.0 <commit>``), Debian
+    (``containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3``), Docker's
+    containerd.io (``containerd containerd.io 1.7.22 <commit>``) and k3s (``v1.7.23-k3s2``).
+    Raises ContainerdConfigError when no version can be found.
+    """
+    for line in (output or '').splitlines():
+        tokens = line.split()
+        for token in tokens[1:]:
+            version = parse_version_string(token)
+            if version is not None:
+                return version
+    raise ContainerdConfigError(
+        'could not read a version from `containerd --version` output %r; set containerd_version '
+        '(for example containerd_version: "1.7.24") to say which containerd the node runs.'
+        % (output or '').strip()[:200])
+
+
+_DURATION_UNITS = {
+    'ns': Fraction(1, 10 ** 9), 'us': Fraction(1, 10 ** 6), u'\u00b5s': Fraction(1, 10 ** 6),
+    u'\u03bcs': Fraction(1, 10 ** 6), 'ms': Fraction(1, 1000), 's': Fraction(1), 'm': Fraction(60),
+    'h': Fraction(3600),
+}
+_DURATION_PART_RE = re.compile(u'(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)')
+
+
+def parse_duration(text):
+    """Parse a Go ``time.ParseDuration`` string (``5s``, ``1m30s``, ``500ms``) into seconds (Fraction).
+
+    Raises ValueError for anything Go would refuse (including a missing unit, except for ``0``).
+    """
+    value = (text or '').strip() if isinstance(text, str) else text
+    if not isinstance(value, str) or not value:
+        raise ValueError('empty duration')
+    sign = 1
+    if value[0] in '+-':
+        sign = -1 if value[0] == '-' else 1
+        value = value[1:]
+    if value == '0':
+        return Fraction(0)
+    pos = 0
+    total = Fraction(0)
+    while pos < len(value):
+        match = _DURATION_PART_RE.match(value, pos)
+        if not match:
+            raise ValueError('invalid duration %r' % text)
+        total += Fraction(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        pos = match.end()
+    if pos == 0:
+        raise ValueError('invalid duration %r' % text)
+    return sign * total
+
+
+def validate_options(params):
+    """Check the NRI options the user gave; raise ContainerdConfigError naming every bad one."""
+    errors = []
+    for key in PATH_KEYS + ('path', 'dropin_path'):
+        value = params.get(key)
+        if value is None:
+            continue
+        if not value or not posixpath.isabs(value):
+            errors.append('%s=%r must be an absolute path (it starts with "/")' % (key, value))
+        elif '\n' in value or '\x00' in value:
+            errors.append('%s=%r must not contain a newline or NUL character' % (key, value))
+    socket_path = params.get('socket_path')
+    if socket_path and len(socket_path.encode('utf-8')) > MAX_SOCKET_PATH:
+        errors.append('socket_path=%r is %d bytes long; a Unix socket path can be at most %d bytes on Linux '
+                      '(containerd could not create the NRI socket)'
+                      % (socket_path, len(socket_path.encode('utf-8')), MAX_SOCKET_PATH))
+    for key in DURATION_KEYS:
+        value = params.get(key)
+        if value is None:
+            continue
+        try:
+            seconds = parse_duration(value)
+        except ValueError:
+            errors.append('%s=%r is not a duration; use Go duration syntax such as "5s", "500ms" or "1m30s" '
+                          '(units ns, us, ms, s, m, h)' % (key, value))
+            continue
+        if seconds <= 0:
+            errors.append('%s=%r must be longer than zero (for example "5s")' % (key, value))
+    if params.get('mode') == 'dropin' and params.get('path') and params.get('dropin_path') \
+            and posixpath.normpath(params['path']) == posixpath.normpath(params['dropin_path']):
+        errors.append('dropin_path=%r is the main config file itself; choose a separate file such as %s'
+                      % (params['dropin_path'], DEFAULT_DROPIN_PATH))
+    if params.get('containerd_version') is not None and parse_version_string(params['containerd_version']) is None:
+        errors.append('containerd_version=%r is not a version; use e.g. "1.7", "1.7.24" or "2.1.0"'
+                      % (params['containerd_version'],))
+    if errors:
+        raise ContainerdConfigError('containerd_nri: invalid options: ' + '; '.join(errors) + '. Nothing was changed.')
+
+
+def wanted_values(params):
+    """The NRI keys to write, in containerd's order: ``disable`` always, the rest only when given."""
+    wanted = {'disable': params.get('state', 'enabled') == 'disabled'}
+    for key in NRI_KEYS[1:]:
+        if params.get(key) is not None:
+            wanted[key] = params[key]
+    return dict((key, wanted[key]) for key in NRI_KEYS if key in wanted)
+
+
+def values_equal(key, current, wanted):
+    """Whether a value already in the file means the same as the wanted one (no rewrite needed)."""
+    if key in BOOL_KEYS:
+        return isinstance(current, bool) and current == wanted
+    if not isinstance(current, str):
+        return False
+    if key in DURATION_KEYS:
+        try:
+            return parse_duration(current) == parse_duration(wanted)
+        except ValueError:
+            return False
+    if key in PATH_KEYS:
+        return current == wanted or (current != '' and posixpath.normpath(current) == posixpath.normpath(wanted))
+    return current == wanted
+
+
+def check_supported(path, containerd_version=None, config_version=None, version_source=None):
+    """Refuse setups where NRI cannot work; raise ContainerdConfigError with the way out."""
+    if containerd_version is not None and tuple(containerd_version)[:2] < MIN_VERSION:
+        raise ContainerdConfigError(
+            'containerd %s (%s) has no NRI support: the NRI plugin io.containerd.nri.v1.nri (NRI v0.3+) '
+            'needs containerd 1.7 or later. Upgrade containerd on this node (for example Debian 13 ships 1.7.24), '
+            'then run again. %s was not changed.'
+            % (containerd_version, version_source or 'detected', path))
+    if config_version is not None:
+        if config_version < 2:
+            raise ContainerdConfigError(
+                '%s is a containerd config version %d file (%s): containerd 1.7 ignores the NRI table '
+                '[plugins."io.containerd.nri.v1.nri"] in such a file. Convert it first: with containerd 1.7 '
+                'run `containerd config default` and re-apply your changes with `version = 2` at the top, or with '
+                'containerd 2.x run `containerd config migrate`. The file was not changed.'
+                % (path, config_version,
+                   'no `version` key' if config_version == 0 else '`version = %d`' % config_version))
+        if containerd_version is not None and containerd_version[0] == 1 and config_version > 2:
+            raise ContainerdConfigError(
+                '%s has `version = %d`, which containerd %s does not accept (containerd 1.x reads version 2 at '
+                'most and would fail to start). Use `version = 2` with containerd 1.7, or upgrade containerd to 2.x. '
+                'The file was not changed.' % (path, config_version, containerd_version))
+        if config_version > 3:
+            raise ContainerdConfigError(
+                '%s has `version = %d`; this module knows containerd config versions 2 and 3. The file was not '
+                'changed.' % (path, config_version))
+
+
+def config_version_for(containerd_version=None, config_version=None):
+    """Config version for a new file: the file's own, else the one the detected containerd writes."""
+    if config_version:
+        return config_version
+    if containerd_version is not None:
+        return CONFIG_VERSION_FOR_MAJOR.get(containerd_version[0], 3)
+    return None
+
+
+def nri_defaults(containerd_version=None, config_version=None):
+    """containerd's built-in NRI settings for this containerd (or, when unknown, this config version)."""
+    if containerd_version is not None:
+        major = containerd_version[0]
+    elif config_version == 3:
+        major = 2
+    else:
+        major = 1
+    defaults = dict(NRI_DEFAULTS)
+    defaults['disable'] = major < 2
+    return defaults
+
+
+def whole_table_imports(containerd_version=None, config_version=None):
+    """True when a drop-in's plugin table replaces the main file's whole table (containerd 1.x)."""
+    if containerd_version is not None:
+        return containerd_version[0] < 2
+    return config_version != 3
+
+
+def effective_nri(defaults, *tables):
+    """containerd's effective NRI settings: defaults, overlaid by each table (main file, drop-in) in order."""
+    result = dict(defaults)
+    for table in tables:
+        for key in NRI_KEYS:
+            if table and key in table:
+                result[key] = table[key]
+    return dict((key, result[key]) for key in NRI_KEYS)
+
+
+NEW_CONFIG_HEADER = ('# containerd configuration, created by numaops.colocation.containerd_nri.\n'
+                     '# Everything not set here keeps containerd\'s built-in default (see `containerd config default`).')
+DROPIN_HEADER = ('# NRI settings for containerd, managed by numaops.colocation.containerd_nri.\n'
+                 '# Loaded through the `imports` list of %s.')
+
+
+def minimal_config(config_version, wanted, header=True):
+    """A complete, valid config for a file that is missing or empty: ``version`` plus the NRI table.
+
+    Version 3 files use containerd 2.x's own single-quote style, version 2 files double quotes.
+    """
+    literal = config_version >= 3
+    lines = []
+    if header is True:
+        header = NEW_CONFIG_HEADER
+    if header:
+        lines.extend(header.rstrip('\n').split('\n'))
+    lines.append('version = %d' % config_version)
+    lines.append('')
+    lines.extend(nri_table_lines(wanted, literal=literal, header_indent='', key_indent='  '))
+    return '\n'.join(lines) + '\n'
+
+
+def toml_string(value, literal=False):
+    """A TOML string literal; literal ('...') style only when the value allows it."""
+    if literal and "'" not in value and '\n' not in value and not any(ord(c) < 32 for c in value):
+        return "'%s'" % value
+    out = []
+    for char in value:
+        if char == '"':
+            out.append('\\"')
+        elif char == '\\':
+            out.append('\\\\')
+        elif ord(char) < 32 or ord(char) == 127:
+            out.append('\\u%04x' % ord(char))
+        else:
+            out.append(char)
+    return '"%s"' % ''.join(out)
+
+
+def toml_value(value, literal=False):
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return toml_string(value, literal=literal)
+
+
+def nri_header(literal=False):
+    quote = "'" if literal else '"'
+    return '[plugins.%s%s%s]' % (quote, NRI_PLUGIN, quote)
+
+
+def nri_table_lines(values, literal=False, header_indent='', key_indent='  '):
+    lines = [header_indent + nri_header(literal)]
+    for key in NRI_KEYS:
+        if key in values:
+            lines.append('%s%s = %s' % (key_indent, key, toml_value(values[key], literal=literal)))
+    return lines
+
+
+def _go_glob_to_fnmatch(component):
+    # Go's filepath.Match uses [^...] for negation; fnmatch uses [!...]. '\\' escapes in Go.
+    return component.replace('[^', '[!')
+
+
+def import_covers(entry, main_path, target):
+    """Whether one ``imports`` entry of ``main_path`` makes containerd load ``target``.
+
+    Relative entries are resolved against the main file's directory; an entry containing ``*`` is a
+    glob where ``*`` and ``?`` never match ``/`` (Go ``filepath.Glob``).
+    """
+    if not isinstance(entry, str) or not entry:
+        return False
+    path = entry
+    if not posixpath.isabs(path):
+        path = posixpath.join(posixpath.dirname(main_path), path)
+    path = posixpath.normpath(path)
+    target = posixpath.normpath(target)
+    if '*' not in path:
+        return path == target
+    pattern_parts = path.split('/')
+    target_parts = target.split('/')
+    if len(pattern_parts) != len(target_parts):
+        return False
+    for pattern, part in zip(pattern_parts, target_parts):
+        if not fnmatch.fnmatchcase(part, _go_glob_to_fnmatch(pattern)):
+            return False
+    return True
+
