@@ -1,0 +1,385 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Memory QoS planning for a node: pods + ColocationConfiguration -> cgroup v2 values and ordered writes.
+
+Pure (no file access) and stdlib-only; runs on managed nodes (Python 3.8+). The module
+``numaops.colocation.memory_qos`` reads the cgroup tree into a snapshot, asks :func:`plan_node` what
+to write, and writes in the returned order.
+
+Per container (what the Volcano agent does, see docs/memory_qos.md):
+
+* ``memory.high`` = ``max`` when the limit is absent/zero or highRatio >= 100, else
+  ``limit * highRatio // 100``;
+* ``memory.low`` = ``request * lowRatio // 100``; ``memory.min`` = ``request * minRatio // 100``;
+* when the pod's ``volcano.sh/qos-level`` is absent, unknown, LS or BE (level <= 1) and the container
+  declares ``kubernetes.io/batch-memory`` (in limits or requests, looked up separately), that quantity is
+  used instead of ``memory``;
+* quantities are exact integers (``Quantity.Value()`` rounds up), the kernel stores whole pages
+  (rounding down), and the expected value is what the kernel will store.
+
+Beyond the agent: each managed pod's memory.min/low is the sum of its children's, the QoS-class and
+kubepods levels the sum of theirs, and writes are ordered so that no parent is ever below the sum of
+its children: first every decrease, children before parents; then every increase, parents first.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+from ansible_collections.numaops.colocation.plugins.module_utils import colocation as co
+from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, quantity_value
+
+MEMORY_HIGH = 'memory.high'
+MEMORY_LOW = 'memory.low'
+MEMORY_MIN = 'memory.min'
+CONTAINER_FILES = (MEMORY_HIGH, MEMORY_LOW, MEMORY_MIN)
+PROTECTION_FILES = (MEMORY_MIN, MEMORY_LOW)
+MAX = 'max'
+BATCH_MEMORY = 'kubernetes.io/batch-memory'
+QOS_LEVEL_ANNOTATION = 'volcano.sh/qos-level'
+# Volcano agent: LC and HLS are 2, LS is 1, BE is -1; absent or unknown is 0.
+QOS_LEVELS = {'LC': 2, 'HLS': 2, 'LS': 1, 'BE': -1}
+LEVEL_KUBEPODS, LEVEL_QOS, LEVEL_POD, LEVEL_CONTAINER = 0, 1, 2, 3
+LEVEL_NAMES = {LEVEL_KUBEPODS: 'kubepods', LEVEL_QOS: 'qos', LEVEL_POD: 'pod', LEVEL_CONTAINER: 'container'}
+# The kernel's page_counter limit: PAGE_COUNTER_MAX = LONG_MAX / PAGE_SIZE pages reads back as "max".
+LONG_MAX = 2 ** 63 - 1
+
+
+class MemQosError(ValueError):
+    """A pod or value that cannot be turned into memory QoS settings (the message names it)."""
+
+
+# ---------------------------------------------------------------- values
+def qos_level(pod):
+    """The Volcano QoS level of a pod from its ``volcano.sh/qos-level`` annotation (0 when absent/unknown)."""
+    return QOS_LEVELS.get(co.pod_annotations(pod).get(QOS_LEVEL_ANNOTATION), 0)
+
+
+def allows_batch_memory(level):
+    """Volcano: only levels <= 1 (LS, BE, absent, unknown) may use the batch extended resources."""
+    return level <= 1
+
+
+def memory_bytes(resources, level, where=''):
+    """Bytes of the memory quantity the agent uses from a ResourceList (0 when absent)."""
+    resources = resources or {}
+    key = 'memory'
+    if allows_batch_memory(level) and BATCH_MEMORY in resources:
+        key = BATCH_MEMORY
+    if key not in resources or resources[key] is None:
+        return 0
+    field = '%s[%s]' % (where, key) if where else key
+    try:
+        value = quantity_value(resources[key], field)
+    except QuantityError as exc:
+        raise MemQosError(str(exc))
+    if value < 0:
+        raise MemQosError('%s is %r; allowed: a non-negative memory quantity' % (field, resources[key]))
+    return value
+
+
+def container_values(container, ratios, level, where=''):
+    """The raw values (before page rounding) the agent computes for one container."""
+    resources = container.get('resources') or {}
+    limit = memory_bytes(resources.get('limits'), level, where + '.resources.limits')
+    request = memory_bytes(resources.get('requests'), level, where + '.resources.requests')
+    high = MAX if (limit == 0 or ratios['highRatio'] >= 100) else limit * ratios['highRatio'] // 100
+    return {
+        MEMORY_HIGH: high,
+        MEMORY_LOW: request * ratios['lowRatio'] // 100,
+        MEMORY_MIN: request * ratios['minRatio'] // 100,
+    }
+
+
+def page_round(value, page_size):
+    """What the kernel stores for a written value: whole pages, rounded down; huge values read as max."""
+    if value == MAX:
+        return MAX
+    pages = int(value) // page_size
+    if pages >= LONG_MAX // page_size:
+        return MAX
+    return pages * page_size
+
+
+def parse_value(text):
+    """A cgroup memory file's content -> ``'max'`` or an int; raises ValueError for anything else."""
+    text = (text or '').strip()
+    if text == MAX:
+        return MAX
+    if not text.isdigit():
+        raise ValueError('not a cgroup memory value (an integer or "max"): %r' % (text,))
+    return int(text)
+
+
+def to_text(value):
+    return MAX if value == MAX else str(int(value))
+
+
+def _add(a, b):
+    if a == MAX or b == MAX:
+        return MAX
+    return a + b
+
+
+def _less(a, b):
+    """a < b with max as infinity."""
+    if a == MAX:
+        return False
+    if b == MAX:
+        return True
+    return a < b
+
+
+# ---------------------------------------------------------------- pods
+def pod_ref(pod):
+    meta = (pod or {}).get('metadata') or {}
+    return '%s/%s' % (meta.get('namespace') or 'default', meta.get('name') or '?')
+
+
+def pod_decision(pod, source, configs=None):
+    """Which ratios apply to a pod: ``{'managed', 'config_name', 'ratios', 'reset', 'reason'}``.
+
+    source 'configs': the winning ColocationConfiguration (its memoryQos, or the reset values when it has
+    none); no winner but the pod carries a colocation annotation: reset (the controller would reset it);
+    otherwise unmanaged. source 'annotations': the agent's reading of ``volcano.sh/colocation-config``:
+    absent or empty -> unmanaged, ``{}`` -> reset; an invalid annotation -> unmanaged with a reason.
+    """
+    result = {'managed': False, 'config_name': None, 'ratios': None, 'reset': False, 'reason': None}
+    annotations = co.pod_annotations(pod)
+    if source == 'configs':
+        winner = co.choose_config(pod, configs or [])
+        if winner is not None:
+            result.update(managed=True, config_name=winner.name,
+                          ratios=co.effective_memory_qos(winner.configuration),
+                          reset=winner.memory_qos is None)
+        elif co.ANNOTATION_CONFIG in annotations or co.ANNOTATION_CONFIG_NAME in annotations:
+            result.update(managed=True, ratios=co.effective_memory_qos({}), reset=True)
+        else:
+            result['reason'] = 'no ColocationConfiguration of namespace %s selects this pod' % co.pod_namespace(pod)
+        return result
+    try:
+        configuration = co.parse_annotation(annotations.get(co.ANNOTATION_CONFIG), owner=pod_ref(pod))
+    except co.ColocationConfigError as exc:
+        result['reason'] = str(exc)
+        result['invalid'] = True
+        return result
+    if configuration is None:
+        result['reason'] = 'the pod has no %s annotation (or it is empty)' % co.ANNOTATION_CONFIG
+        return result
+    result.update(managed=True, config_name=annotations.get(co.ANNOTATION_CONFIG_NAME),
+                  ratios=co.effective_memory_qos(configuration), reset='memoryQos' not in configuration)
+    return result
+
+
+def _container_statuses(pod):
+    statuses = {}
+    for status in ((pod.get('status') or {}).get('containerStatuses') or []):
+        if isinstance(status, dict) and status.get('name'):
+            statuses[status['name']] = status
+    return statuses
+
+
+def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size):
+    """Per-pod plan: cgroup paths and the expected (page-rounded) container values.
+
+    Returns ``{'namespace', 'name', 'uid', 'config_name', 'qos_class', 'cgroup', 'reset', 'skipped',
+    'containers': [{'name', 'cgroup', 'expected', 'skipped'}]}``; ``skipped`` is a reason or None.
+    Paths are relative to the cgroup root.
+    """
+    meta = pod.get('metadata') or {}
+    plan = {'namespace': meta.get('namespace') or 'default', 'name': meta.get('name'),
+            'uid': meta.get('uid'), 'config_name': decision.get('config_name'),
+            'qos_class': (pod.get('status') or {}).get('qosClass'), 'cgroup': None,
+            'reset': decision.get('reset', False), 'skipped': None, 'containers': []}
+    where = 'pod %s' % pod_ref(pod)
+    try:
+        uid = cg.pod_cgroup_uid(pod)
+        plan['cgroup'] = cg.pod_path(driver, plan['qos_class'], uid, kubelet_cgroup_root)
+    except cg.CgroupPathError as exc:
+        plan['skipped'] = '%s: %s' % (where, exc)
+        return plan
+    level = qos_level(pod)
+    statuses = _container_statuses(pod)
+    for index, container in enumerate((pod.get('spec') or {}).get('containers') or []):
+        name = container.get('name')
+        entry = {'name': name, 'cgroup': None, 'expected': None, 'skipped': None}
+        plan['containers'].append(entry)
+        try:
+            raw = container_values(container, decision['ratios'], level,
+                                   '%s spec.containers[%d]' % (where, index))
+        except MemQosError as exc:
+            entry['skipped'] = str(exc)
+            continue
+        entry['expected'] = dict((k, to_text(page_round(v, page_size))) for k, v in raw.items())
+        status = statuses.get(name) or {}
+        if 'running' not in (status.get('state') or {}):
+            entry['skipped'] = 'container is not running'
+            continue
+        if not status.get('containerID'):
+            entry['skipped'] = 'container has no containerID yet'
+            continue
+        try:
+            runtime, cid = cg.parse_container_id(status['containerID'])
+            entry['cgroup'] = plan['cgroup'] + '/' + cg.container_dir_name(driver, runtime, cid)
+        except cg.CgroupPathError as exc:
+            entry['skipped'] = '%s container %s: %s' % (where, name, exc)
+    return plan
+
+
+# ---------------------------------------------------------------- node plan
+def _read(snapshot, path, name):
+    """Value of a file in the snapshot: 'max', int, or None when the file (or cgroup) does not exist."""
+    return (snapshot.get(path) or {}).get(name)
+
+
+def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_size=4096):
+    """Decide every value and the write order for a node.
+
+    ``pod_plans``: from :func:`pod_plan` for managed pods. ``snapshot``: ``{cgroup path: {file: value}}``
+    as read from the node ('max'/int; a missing file is absent; a missing cgroup is absent from the
+    snapshot). ``children``: ``{cgroup path: [child cgroup paths]}`` for the kubepods cgroup, the
+    QoS-class cgroups and the managed pods' cgroups. ``top_paths``: ``{'kubepods': path, 'qos':
+    [paths]}``.
+
+    Returns ``{'pods': [...], 'levels': [...], 'writes': [ordered writes], 'written', 'unchanged',
+    'skipped'}``; each write is ``{'cgroup', 'file', 'old', 'new', 'level'}`` with text values.
+    """
+    final = {}
+    writes = []
+    counts = {'unchanged': 0, 'skipped': 0}
+    pods_out = []
+
+    def want(path, name, value, level):
+        old = _read(snapshot, path, name)
+        value = page_round(value, page_size)
+        final.setdefault(path, {})[name] = value
+        if old == value:
+            counts['unchanged'] += 1
+            return False
+        writes.append({'cgroup': path, 'file': name, 'old': None if old is None else to_text(old),
+                       'new': to_text(value), 'level': level})
+        return True
+
+    managed_pods = []
+    for plan in pod_plans:
+        out = dict((k, plan[k]) for k in ('namespace', 'name', 'uid', 'config_name', 'qos_class',
+                                          'cgroup', 'reset'))
+        out['skipped'] = plan['skipped']
+        out['containers'] = []
+        pods_out.append(out)
+        if plan['skipped'] is None and plan['cgroup'] not in snapshot:
+            out['skipped'] = 'pod cgroup %s not found (the pod is gone or not started yet)' % plan['cgroup']
+        if out['skipped']:
+            counts['skipped'] += 1
+            continue
+        managed_pods.append(out)
+        for entry in plan['containers']:
+            cout = {'name': entry['name'], 'cgroup': entry['cgroup'], 'expected': entry['expected'],
+                    'actual': None, 'drift': [], 'changed': False, 'skipped': entry['skipped']}
+            out['containers'].append(cout)
+            if cout['skipped'] is None and entry['cgroup'] not in snapshot:
+                cout['skipped'] = 'container cgroup %s not found (the container is gone)' % entry['cgroup']
+            if cout['skipped'] is None:
+                missing = [f for f in CONTAINER_FILES if _read(snapshot, entry['cgroup'], f) is None]
+                if missing:
+                    cout['skipped'] = ('%s has no %s: the memory controller is not enabled for this cgroup'
+                                       % (entry['cgroup'], ', '.join(missing)))
+            if cout['skipped']:
+                counts['skipped'] += 1
+                continue
+            cout['actual'] = dict((f, to_text(_read(snapshot, entry['cgroup'], f))) for f in CONTAINER_FILES)
+            for name in CONTAINER_FILES:
+                value = MAX if entry['expected'][name] == MAX else int(entry['expected'][name])
+                if want(entry['cgroup'], name, value, LEVEL_CONTAINER):
+                    cout['drift'].append(name)
+                    cout['changed'] = True
+
+    levels = []
+    if hierarchy:
+        def level_sum(path, level, label):
+            kids = children.get(path) or []
+            entry = {'cgroup': path, 'level': label, 'expected': {}, 'actual': {}, 'drift': [], 'changed': False}
+            missing = [f for f in PROTECTION_FILES if _read(snapshot, path, f) is None]
+            if path not in snapshot or missing:
+                entry['skipped'] = ('%s has no %s: the memory controller is not enabled for this cgroup'
+                                    % (path, ', '.join(missing or PROTECTION_FILES)))
+                levels.append(entry)
+                return
+            entry['skipped'] = None
+            for name in PROTECTION_FILES:
+                total = 0
+                for kid in kids:
+                    value = (final.get(kid) or {}).get(name)
+                    if value is None:
+                        value = _read(snapshot, kid, name)
+                    total = _add(total, value or 0)
+                entry['expected'][name] = to_text(page_round(total, page_size))
+                entry['actual'][name] = to_text(_read(snapshot, path, name))
+                if want(path, name, total, level):
+                    entry['drift'].append(name)
+                    entry['changed'] = True
+            levels.append(entry)
+
+        for out in managed_pods:
+            level_sum(out['cgroup'], LEVEL_POD, 'pod')
+        for path in top_paths.get('qos') or []:
+            if path in snapshot:
+                level_sum(path, LEVEL_QOS, 'qos')
+        if top_paths.get('kubepods') in snapshot:
+            level_sum(top_paths['kubepods'], LEVEL_KUBEPODS, 'kubepods')
+
+    ordered = order_writes(writes)
+    return {'pods': pods_out, 'levels': levels, 'writes': ordered, 'written': len(ordered),
+            'unchanged': counts['unchanged'], 'skipped': counts['skipped']}
+
+
+def order_writes(writes):
+    """Order writes so that no parent is ever below the sum of its children.
+
+    First every decrease (and every write whose old value is unknown last among them), deepest level
+    first; then every increase, top level first. Within a level the order is by path then file, so the
+    plan is deterministic. memory.high writes carry no hierarchy constraint and follow the same rule.
+    """
+    def is_decrease(write):
+        old = write['old']
+        if old is None:
+            return False
+        new = MAX if write['new'] == MAX else int(write['new'])
+        old = MAX if old == MAX else int(old)
+        return _less(new, old)
+
+    decreases = sorted((w for w in writes if is_decrease(w)), key=lambda w: (-w['level'], w['cgroup'], w['file']))
+    increases = sorted((w for w in writes if not is_decrease(w)), key=lambda w: (w['level'], w['cgroup'], w['file']))
+    return decreases + increases
+
+
+def check_order(writes, initial, parents):
+    """Replay ``writes`` over ``initial`` ({path: {file: value}}) and return the first state where a
+    parent's memory.min/low is below the sum of its children's, or None. ``parents``: {child: parent}.
+    Used by the tests to prove :func:`order_writes`; cheap enough to run on real plans.
+    """
+    state = dict((p, dict(v)) for p, v in initial.items())
+    kids = {}
+    for child, parent in parents.items():
+        kids.setdefault(parent, []).append(child)
+
+    def violations():
+        for parent, children in kids.items():
+            for name in PROTECTION_FILES:
+                have = (state.get(parent) or {}).get(name)
+                if have is None:
+                    continue
+                total = 0
+                for child in children:
+                    total = _add(total, (state.get(child) or {}).get(name) or 0)
+                if _less(have, total):
+                    return (parent, name, have, total)
+        return None
+
+    for write in writes:
+        state.setdefault(write['cgroup'], {})[write['file']] = parse_value(write['new'])
+        bad = violations()
+        if bad:
+            return {'after': write, 'parent': bad[0], 'file': bad[1], 'parent_value': bad[2], 'children_sum': bad[3]}
+    return None

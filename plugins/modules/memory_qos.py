@@ -1,0 +1,592 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: memory_qos
+short_description: Apply Volcano ColocationConfiguration memory QoS to a node's cgroup v2 tree
+version_added: 0.1.0
+description:
+  - Does the job of the Volcano agent's memory QoS handler for a whole node in one call. For every running
+    container of every pod that a ColocationConfiguration (C(config.volcano.sh/v1alpha1)) selects, it writes
+    C(memory.high), C(memory.low) and C(memory.min) of the container's cgroup.
+  - "C(memory.high) = C(max) when the container has no memory limit or highRatio >= 100, else
+    C(limit * highRatio / 100); C(memory.low) = C(request * lowRatio / 100); C(memory.min) =
+    C(request * minRatio / 100) (integer arithmetic, truncating). When the pod's C(volcano.sh/qos-level) is
+    absent, unknown, C(LS) or C(BE) and the container declares C(kubernetes.io/batch-memory), that quantity
+    is used instead of C(memory). A pod whose configuration is C({}) (or has no memoryQos) is reset to
+    C(max), C(0), C(0)."
+  - Beyond the Volcano agent, with O(hierarchy=true) each managed pod's C(memory.min)/C(memory.low) is set
+    to the sum of its child cgroups', and the QoS-class and kubepods cgroups to the sum of theirs, because the
+    kernel caps a cgroup's effective protection by its ancestors'. Writes are ordered (decreases children
+    first, then increases parents first) so that no parent is ever below the sum of its children.
+  - Values are compared with what the kernel stores (whole pages, rounded down), so a second run reports
+    no change, and a value that is already right is never rewritten.
+  - Only files that already exist are written (a file is never created). Pod UIDs and container IDs are
+    accepted only in the forms Kubernetes and the container runtimes produce, and nothing outside the
+    kubepods cgroup is ever written. A pod or container whose cgroup has vanished is reported and skipped.
+  - Requires the unified cgroup v2 hierarchy with the memory controller. On a cgroup v1 or hybrid node the
+    module fails and names the fix (boot with C(systemd.unified_cgroup_hierarchy=1), which
+    M(numaops.colocation.kernel_cmdline) can set).
+  - See C(docs/memory_qos.md) in the collection for the formulas, the hierarchy rationale and the safety rules.
+author:
+  - numaops.colocation developers (@numaops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: A drift audit. Nothing is written; RV(pods) lists per container the expected and actual values
+      and which files differ, RV(levels) the same for the pod, QoS-class and kubepods cgroups.
+  diff_mode:
+    support: full
+    details: One line per cgroup file that changes (or would change), old value before, new value after.
+  platform:
+    platforms: posix
+options:
+  pods:
+    description:
+      - The pods on this node as the Kubernetes API returns them (for example the RV(kubernetes.core.k8s_info#module:resources)
+        of M(kubernetes.core.k8s_info)). Used are C(metadata) (namespace, name, uid, labels, annotations),
+        C(spec.nodeName), C(spec.containers[].resources), C(status.phase), C(status.qosClass) and
+        C(status.containerStatuses[]) (name, containerID, state).
+      - Pods in phase C(Succeeded) or C(Failed) are ignored.
+      - Mutually exclusive with O(pods_file).
+    type: list
+    elements: dict
+  pods_file:
+    description:
+      - Path on the node of a file holding the pods, as a PodList (C(kubectl get pods -o json)), a list of
+        pods, or a saved M(kubernetes.core.k8s_info) result (C(resources)).
+      - JSON is always read; YAML needs PyYAML on the node (C(python3-yaml)).
+      - Mutually exclusive with O(pods).
+    type: path
+  source:
+    description:
+      - V(configs) matches the pods against O(configs) exactly like Volcano's controller (configurations of
+        the pod's own namespace, newest C(creationTimestamp) first, ties broken by name, first selector match
+        wins). A pod that no configuration selects but that carries a C(volcano.sh/colocation-config)
+        annotation is reset, as the controller would do.
+      - V(annotations) reads the C(volcano.sh/colocation-config) annotation Volcano's controller put on each
+        pod, like the Volcano agent (absent or empty annotation, pod left alone; C({}), reset).
+    type: str
+    choices: [configs, annotations]
+    default: configs
+  configs:
+    description:
+      - ColocationConfiguration objects (as the API returns them, or manifests) for O(source=configs).
+      - Required with O(source=configs); an empty list resets every pod that carries a colocation annotation.
+      - An invalid configuration fails the module before anything is written; the message names the
+        configuration, the field, the value and what is allowed.
+    type: list
+    elements: dict
+  node_name:
+    description:
+      - When given, only pods whose C(spec.nodeName) equals it are applied; other pods are ignored.
+    type: str
+  cgroup_root:
+    description: Mount point of the unified cgroup v2 hierarchy.
+    type: path
+    default: /sys/fs/cgroup
+  cgroup_driver:
+    description:
+      - The kubelet's cgroup driver. V(auto) reads C(cgroupDriver) from O(kubelet_config_path) and, when the
+        file does not set it, looks for C(kubepods.slice) (systemd) or C(kubepods) (cgroupfs) in the tree.
+    type: str
+    choices: [auto, systemd, cgroupfs]
+    default: auto
+  kubelet_config_path:
+    description: The kubelet's KubeletConfiguration file, read for O(cgroup_driver=auto).
+    type: path
+    default: /var/lib/kubelet/config.yaml
+  kubelet_cgroup_root:
+    description:
+      - The kubelet's C(cgroupRoot) (C(--cgroup-root)) when it is not the root cgroup, for example V(/kubelet).
+        The kubepods cgroup is looked up below it.
+    type: str
+    default: ''
+  hierarchy:
+    description:
+      - Also set each managed pod's C(memory.min)/C(memory.low) to the sum of its children's, and the
+        QoS-class and kubepods cgroups to the sum of theirs, so container protection is effective.
+      - Set V(false) on nodes where the kubelet's C(MemoryQoS) feature gate manages the upper levels; then
+        only container cgroups are written, exactly like the Volcano agent.
+    type: bool
+    default: true
+  page_size:
+    description:
+      - Page size in bytes the kernel rounds memory values to. Default is the node's page size.
+    type: int
+'''
+
+EXAMPLES = r'''
+- name: Read the pods of this node
+  kubernetes.core.k8s_info:
+    kind: Pod
+    field_selectors:
+      - spec.nodeName={{ inventory_hostname }}
+  register: node_pods
+  delegate_to: localhost
+
+- name: Read the ColocationConfigurations
+  kubernetes.core.k8s_info:
+    api_version: config.volcano.sh/v1alpha1
+    kind: ColocationConfiguration
+  register: colocation_configs
+  delegate_to: localhost
+
+- name: Apply memory QoS to the node's cgroups
+  numaops.colocation.memory_qos:
+    pods: "{{ node_pods.resources }}"
+    configs: "{{ colocation_configs.resources }}"
+    node_name: "{{ inventory_hostname }}"
+  become: true
+
+- name: Audit drift only (nothing is written)
+  numaops.colocation.memory_qos:
+    pods: "{{ node_pods.resources }}"
+    source: annotations
+  check_mode: true
+  register: audit
+
+- name: Container-level only, like the Volcano agent, from a file on the node
+  numaops.colocation.memory_qos:
+    pods_file: /var/tmp/pods.json
+    source: annotations
+    hierarchy: false
+    cgroup_driver: systemd
+'''
+
+RETURN = r'''
+written:
+  description: Number of cgroup files written (in check mode, that would be written).
+  returned: always
+  type: int
+  sample: 12
+unchanged:
+  description: Number of cgroup files that already held the expected value.
+  returned: always
+  type: int
+  sample: 1308
+skipped:
+  description: Number of managed pods and containers skipped (cgroup vanished, container not running,
+    invalid UID or container ID, memory controller not enabled). Each has a reason in RV(pods).
+  returned: always
+  type: int
+  sample: 1
+pods:
+  description: One entry per managed pod (a pod a configuration or annotation applies to).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    namespace: {description: Pod namespace., type: str, returned: always}
+    name: {description: Pod name., type: str, returned: always}
+    uid: {description: Pod UID., type: str, returned: always}
+    config_name: {description: Name of the ColocationConfiguration applied (null for a reset or an annotation without name)., type: str, returned: always}
+    qos_class: {description: The pod's Kubernetes QoS class., type: str, returned: always}
+    cgroup: {description: The pod's cgroup, relative to O(cgroup_root)., type: str, returned: always}
+    reset: {description: Whether the pod is reset to max/0/0., type: bool, returned: always}
+    skipped: {description: Why the whole pod was skipped, or null., type: str, returned: always}
+    containers:
+      description: Per container of C(spec.containers).
+      type: list
+      elements: dict
+      returned: always
+      contains:
+        name: {description: Container name., type: str, returned: always}
+        cgroup: {description: The container's cgroup relative to O(cgroup_root) (null when it cannot be named)., type: str, returned: always}
+        expected:
+          description: The values the kernel will hold (page-rounded), keyed C(memory.high), C(memory.low), C(memory.min).
+          type: dict
+          returned: always
+          sample: {"memory.high": "858992640", "memory.low": "214745088", "memory.min": "107372544"}
+        actual: {description: The values found before this run (null when skipped)., type: dict, returned: always}
+        drift: {description: The files whose actual value differs from the expected one., type: list, elements: str, returned: always}
+        changed: {description: Whether any file of this container was (or would be) written., type: bool, returned: always}
+        skipped: {description: Why the container was skipped, or null., type: str, returned: always}
+levels:
+  description:
+    - The pod, QoS-class and kubepods cgroups and their C(memory.min)/C(memory.low) (sum of their children).
+      Empty with O(hierarchy=false).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {"cgroup": "kubepods.slice", "level": "kubepods", "expected": {"memory.min": "1073741824", "memory.low": "2147483648"},
+       "actual": {"memory.min": "0", "memory.low": "0"}, "drift": ["memory.min", "memory.low"], "changed": true, "skipped": null}
+writes:
+  description: The writes in the order they were (or would be) made.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"cgroup": "kubepods.slice", "file": "memory.min", "old": "0", "new": "1073741824", "level": 0}]
+cgroup_driver:
+  description: The cgroup driver used.
+  returned: always
+  type: str
+  sample: systemd
+cgroup_driver_source:
+  description: Where the driver came from (C(option), C(kubelet_config) or C(tree)).
+  returned: always
+  type: str
+  sample: kubelet_config
+page_size:
+  description: The page size used for rounding.
+  returned: always
+  type: int
+  sample: 4096
+diff:
+  description: Before/after text of the changed cgroup files (with diff mode).
+  returned: when diff mode is on
+  type: dict
+'''
+
+import errno
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+from ansible_collections.numaops.colocation.plugins.module_utils import colocation as co
+from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+
+try:
+    import yaml
+    HAS_YAML = True
+except ImportError:
+    yaml = None
+    HAS_YAML = False
+
+V2_FIX = ('memory.high, memory.low and memory.min exist only in the unified cgroup v2 hierarchy. Boot the '
+          'node with systemd.unified_cgroup_hierarchy=1 on the kernel command line (the '
+          'numaops.colocation.kernel_cmdline module can set it) and reboot; nothing was written.')
+VANISHED = (errno.ENOENT, errno.ENODEV, errno.ESRCH)
+
+
+class NodeError(Exception):
+    pass
+
+
+def load_pods_file(path):
+    try:
+        with open(path, 'rb') as handle:
+            raw = handle.read().decode('utf-8')
+    except (IOError, OSError) as exc:
+        raise NodeError('pods_file %s cannot be read: %s' % (path, to_native(exc)))
+    except UnicodeDecodeError:
+        raise NodeError('pods_file %s is not UTF-8 text; give a JSON (or YAML) PodList' % path)
+    try:
+        data = json.loads(raw)
+    except ValueError as json_error:
+        if not HAS_YAML:
+            raise NodeError('pods_file %s is not valid JSON (%s); YAML files need PyYAML on the node '
+                            '(apt install python3-yaml, or pip install pyyaml), or save the pods as JSON '
+                            '(kubectl get pods -o json)' % (path, json_error))
+        try:
+            data = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            raise NodeError('pods_file %s is neither JSON nor YAML: %s' % (path, to_native(exc)))
+    return pods_from_document(data, 'pods_file %s' % path)
+
+
+def pods_from_document(data, where):
+    if isinstance(data, dict):
+        if isinstance(data.get('items'), list):
+            data = data['items']
+        elif isinstance(data.get('resources'), list):
+            data = data['resources']
+        elif data.get('kind') == 'Pod':
+            data = [data]
+    if not isinstance(data, list):
+        raise NodeError('%s holds no pods; allowed: a PodList (with items), a list of pods, or a '
+                        'k8s_info result (with resources)' % where)
+    for index, pod in enumerate(data):
+        if not isinstance(pod, dict) or not isinstance(pod.get('metadata'), dict):
+            raise NodeError('%s: item %d is not a pod object (a mapping with metadata, spec and status)'
+                            % (where, index))
+    return data
+
+
+def read_text(path):
+    with open(path, 'r') as handle:
+        return handle.read()
+
+
+class CgroupTree:
+    """Reads the real (or stand-in) cgroup tree below cgroup_root, only under the kubepods cgroup."""
+
+    def __init__(self, root, driver, kubelet_root):
+        self.root = root
+        self.driver = driver
+        self.kubelet_root = kubelet_root
+        self.snapshot = {}
+        self.children = {}
+
+    def abspath(self, rel):
+        return cg.join_under(self.root, rel, self.kubelet_root, self.driver)
+
+    def read_cgroup(self, rel, files):
+        path = self.abspath(rel)
+        if not os.path.isdir(path) or os.path.islink(path):
+            return False
+        values = {}
+        for name in files:
+            try:
+                text = read_text(os.path.join(path, name))
+            except (IOError, OSError) as exc:
+                if exc.errno in VANISHED:
+                    if not os.path.isdir(path):
+                        return False
+                    continue
+                raise NodeError('cannot read %s/%s: %s' % (path, name, to_native(exc)))
+            try:
+                values[name] = mq.parse_value(text)
+            except ValueError as exc:
+                raise NodeError('%s/%s: %s' % (path, name, exc))
+        self.snapshot[rel] = values
+        return True
+
+    def list_children(self, rel):
+        path = self.abspath(rel)
+        try:
+            entries = sorted(e.name for e in os.scandir(path) if e.is_dir(follow_symlinks=False))
+        except (IOError, OSError) as exc:
+            if exc.errno in VANISHED:
+                return []
+            raise NodeError('cannot list %s: %s' % (path, to_native(exc)))
+        kids = [rel + '/' + name for name in entries]
+        self.children[rel] = kids
+        return kids
+
+
+def check_cgroup_v2(root):
+    controllers_file = os.path.join(root, 'cgroup.controllers')
+    if not os.path.exists(controllers_file):
+        if os.path.exists(os.path.join(root, 'unified', 'cgroup.controllers')):
+            kind = ('a cgroup v1/v2 hybrid (%s/unified is cgroup v2 without controllers; the memory controller '
+                    'is on cgroup v1 at %s/memory)' % (root, root))
+        else:
+            kind = 'cgroup v1 (%s/cgroup.controllers does not exist)' % root
+        raise NodeError('this node runs %s. %s' % (kind, V2_FIX))
+    controllers = read_text(controllers_file).split()
+    if 'memory' not in controllers:
+        raise NodeError('the memory controller is not available in the unified cgroup hierarchy at %s '
+                        '(cgroup.controllers lists: %s); it is still bound to cgroup v1. %s'
+                        % (root, ' '.join(controllers) or 'nothing', V2_FIX))
+
+
+def detect_driver(module, root, kubelet_root):
+    requested = module.params['cgroup_driver']
+    if requested != 'auto':
+        return requested, 'option'
+    config_path = module.params['kubelet_config_path']
+    if config_path and os.path.exists(config_path):
+        try:
+            driver = cg.driver_from_kubelet_config(read_text(config_path))
+        except cg.CgroupPathError as exc:
+            raise NodeError('%s: %s' % (config_path, exc))
+        except (IOError, OSError) as exc:
+            raise NodeError('cannot read kubelet_config_path %s: %s' % (config_path, to_native(exc)))
+        if driver:
+            return driver, 'kubelet_config'
+
+    def exists(rel):
+        return os.path.isdir(os.path.join(root, rel))
+    driver = cg.driver_from_tree(exists, kubelet_root)
+    if driver:
+        return driver, 'tree'
+    raise NodeError('cannot tell the kubelet cgroup driver: %s does not set cgroupDriver and %s has %s. '
+                    'Set cgroup_driver to systemd or cgroupfs (and kubelet_cgroup_root if the kubelet uses '
+                    '--cgroup-root)' % (config_path, root,
+                                        'both kubepods.slice and kubepods' if exists(cg.kubepods_path('systemd', kubelet_root))
+                                        else 'neither kubepods.slice nor kubepods'))
+
+
+def write_value(path, text):
+    """Write like `echo value > file` but never create the file (the kernel refuses unknown files)."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, 'O_NOFOLLOW', 0))
+    try:
+        os.write(fd, text.encode('ascii'))
+    finally:
+        os.close(fd)
+
+
+def build_diff(root, writes):
+    before = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['old']) for w in writes)
+    after = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['new']) for w in writes)
+    return {'before': before, 'after': after,
+            'before_header': '%s (before)' % root, 'after_header': '%s (after)' % root}
+
+
+def run(module):
+    params = module.params
+    root = os.path.normpath(params['cgroup_root'])
+    kubelet_root = params['kubelet_cgroup_root'] or ''
+    page_size = params['page_size'] or os.sysconf('SC_PAGE_SIZE')
+    if page_size < 4096 or page_size & (page_size - 1):
+        raise NodeError('page_size %d is not a page size; allowed: a power of two of at least 4096 '
+                        '(leave it unset to use the node\'s)' % page_size)
+    try:
+        cg.root_components(kubelet_root)
+    except cg.CgroupPathError as exc:
+        raise NodeError(str(exc))
+
+    # Inputs first: bad input fails before the node is even looked at.
+    if params['pods_file']:
+        pods = load_pods_file(params['pods_file'])
+    else:
+        pods = pods_from_document(params['pods'] or [], 'pods')
+    configs = []
+    if params['source'] == 'configs':
+        if params['configs'] is None:
+            raise NodeError('configs is required with source=configs (the ColocationConfiguration objects; '
+                            'give [] to reset every pod that carries a colocation annotation), or use '
+                            'source=annotations')
+        for index, obj in enumerate(params['configs']):
+            try:
+                configs.append(co.parse_config(obj))
+            except co.ColocationConfigError as exc:
+                raise NodeError('configs[%d]: %s' % (index, exc))
+
+    check_cgroup_v2(root)
+    driver, driver_source = detect_driver(module, root, kubelet_root)
+
+    decisions = []
+    warnings = []
+    for pod in pods:
+        if params['node_name'] and (pod.get('spec') or {}).get('nodeName') != params['node_name']:
+            continue
+        if (pod.get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
+            continue
+        try:
+            decision = mq.pod_decision(pod, params['source'], configs)
+        except co.ColocationConfigError as exc:
+            raise NodeError(str(exc))
+        if decision.get('invalid'):
+            warnings.append('pod %s skipped: %s' % (mq.pod_ref(pod), decision['reason']))
+        if decision['managed']:
+            decisions.append((pod, decision))
+
+    tree = CgroupTree(root, driver, kubelet_root)
+    kubepods = cg.kubepods_path(driver, kubelet_root)
+    if not tree.read_cgroup(kubepods, mq.CONTAINER_FILES):
+        raise NodeError('the kubepods cgroup %s/%s does not exist: is this a Kubernetes node with cgroup '
+                        'driver %s (from %s)? Set cgroup_driver / kubelet_cgroup_root to match the kubelet'
+                        % (root, kubepods, driver, driver_source))
+    qos_paths = [cg.qos_path(driver, q, kubelet_root) for q in ('Burstable', 'BestEffort')]
+    hierarchy = params['hierarchy']
+    plans = [mq.pod_plan(pod, decision, driver, kubelet_root, page_size) for pod, decision in decisions]
+    if hierarchy:
+        for rel in tree.list_children(kubepods):
+            tree.read_cgroup(rel, mq.PROTECTION_FILES)
+        for rel in qos_paths:
+            if rel in tree.snapshot:
+                for child in tree.list_children(rel):
+                    tree.read_cgroup(child, mq.PROTECTION_FILES)
+    for plan in plans:
+        if plan['skipped'] or not plan['cgroup']:
+            continue
+        if plan['cgroup'] not in tree.snapshot and not tree.read_cgroup(plan['cgroup'], mq.PROTECTION_FILES):
+            continue
+        if hierarchy:
+            for child in tree.list_children(plan['cgroup']):
+                tree.read_cgroup(child, mq.CONTAINER_FILES)
+        else:
+            for entry in plan['containers']:
+                if entry['cgroup'] and not entry['skipped']:
+                    tree.read_cgroup(entry['cgroup'], mq.CONTAINER_FILES)
+
+    result = mq.plan_node(plans, tree.snapshot, tree.children, {'kubepods': kubepods, 'qos': qos_paths},
+                          hierarchy=hierarchy, page_size=page_size)
+
+    done = []
+    vanished = []
+    mismatched = []
+    if not module.check_mode:
+        for write in result['writes']:
+            path = os.path.join(tree.abspath(write['cgroup']), write['file'])
+            try:
+                write_value(path, write['new'])
+            except (IOError, OSError) as exc:
+                if exc.errno in VANISHED:
+                    vanished.append(write)
+                    continue
+                raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
+                                % (write['new'], path, to_native(exc), len(done),
+                                   ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none'))
+            done.append(write)
+            try:
+                stored = mq.to_text(mq.parse_value(read_text(path)))
+            except (IOError, OSError, ValueError):
+                stored = write['new']
+            if stored != write['new']:
+                mismatched.append('%s holds %s after writing %s' % (path, stored, write['new']))
+        if mismatched:
+            warnings.append('the kernel stored other values than written (is page_size %d right?): %s'
+                            % (page_size, '; '.join(mismatched[:10])))
+    else:
+        done = list(result['writes'])
+
+    for write in vanished:
+        warnings.append('%s/%s vanished before it could be written (the pod or container is gone); skipped'
+                        % (write['cgroup'], write['file']))
+    for pod in result['pods']:
+        # a vanished pod is routine (it ended meanwhile); anything else deserves a warning
+        if pod['skipped'] and 'not found' not in pod['skipped']:
+            warnings.append('pod %s/%s skipped: %s' % (pod['namespace'], pod['name'], pod['skipped']))
+
+    output = dict(
+        changed=bool(done),
+        written=len(done),
+        unchanged=result['unchanged'],
+        skipped=result['skipped'] + len(vanished),
+        pods=result['pods'],
+        levels=result['levels'],
+        writes=done,
+        cgroup_driver=driver,
+        cgroup_driver_source=driver_source,
+        page_size=page_size,
+    )
+    if module._diff:
+        output['diff'] = build_diff(root, done)
+    return output, warnings
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            pods=dict(type='list', elements='dict'),
+            pods_file=dict(type='path'),
+            source=dict(type='str', choices=['configs', 'annotations'], default='configs'),
+            configs=dict(type='list', elements='dict'),
+            node_name=dict(type='str'),
+            cgroup_root=dict(type='path', default='/sys/fs/cgroup'),
+            cgroup_driver=dict(type='str', choices=['auto', 'systemd', 'cgroupfs'], default='auto'),
+            kubelet_config_path=dict(type='path', default='/var/lib/kubelet/config.yaml'),
+            kubelet_cgroup_root=dict(type='str', default=''),
+            hierarchy=dict(type='bool', default=True),
+            page_size=dict(type='int'),
+        ),
+        mutually_exclusive=[('pods', 'pods_file')],
+        required_one_of=[('pods', 'pods_file')],
+        supports_check_mode=True,
+    )
+    try:
+        output, warnings = run(module)
+    except (NodeError, mq.MemQosError, cg.CgroupPathError) as exc:
+        module.fail_json(msg=to_native(exc))
+    for warning in warnings:
+        module.warn(warning)
+    module.exit_json(**output)
+
+
+if __name__ == '__main__':
+    main()
