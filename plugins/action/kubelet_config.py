@@ -1,0 +1,117 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Action plugin for numaops.colocation.kubelet_config: read, plan and validate on the controller,
+write through numaops.colocation.node_files on the node."""
+from __future__ import annotations
+
+import posixpath
+
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml
+from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction, make_diff
+
+SKELETON = 'apiVersion: %s\nkind: %s\n' % (kubelet.API_VERSION, kubelet.KIND)
+NEW_FILE_MODE = '0644'
+
+
+def _refusal(path, errors):
+    return ('%s: refusing to change the kubelet configuration; nothing was changed:\n- %s'
+            % (path, '\n- '.join(errors)))
+
+
+class ActionModule(NodeFilesAction):
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        try:
+            kubelet_yaml.require_ruamel()
+        except kubelet_yaml.KubeletYamlError as err:
+            raise AnsibleActionFail(str(err))
+        args = self.validate_args(kubelet.ARGUMENT_SPEC)
+        path = args['path']
+        state_dir = args['state_dir']
+        cpu_state = posixpath.join(state_dir, kubelet.CPU_STATE_FILE)
+        memory_state = posixpath.join(state_dir, kubelet.MEMORY_STATE_FILE)
+        try:
+            wanted = kubelet.requested_values(args)
+        except kubelet.KubeletConfigError as err:
+            raise AnsibleActionFail(_refusal(path, err.errors))
+
+        files = self.read_files([path, cpu_state, memory_state], task_vars)
+        current_file = files[path]
+        if current_file.exists:
+            text = current_file.text
+        elif args['create']:
+            text = SKELETON
+        else:
+            raise AnsibleActionFail(
+                '%s does not exist; nothing was changed. Point path at the kubelet configuration file (kubeadm: '
+                '/var/lib/kubelet/config.yaml, kubespray: /etc/kubernetes/kubelet-config.yaml) or set '
+                'create: true to create it.' % path)
+        try:
+            doc = kubelet_yaml.load(text, path)
+        except kubelet_yaml.KubeletYamlError as err:
+            raise AnsibleActionFail(str(err))
+        current = kubelet_yaml.to_plain(doc) if doc is not None else None
+        try:
+            kubelet.check_document(current, path)
+            new_config, changed_fields = kubelet.plan_values(current, wanted)
+            warnings = kubelet.validate(new_config, args['kubelet_version'])
+        except kubelet.KubeletConfigError as err:
+            raise AnsibleActionFail(_refusal(path, err.errors))
+        removals, state_warnings = kubelet.state_files_to_remove(
+            current, new_config, files[cpu_state].text, files[memory_state].text, state_dir)
+        warnings.extend(state_warnings)
+
+        new_text = kubelet_yaml.render(text, doc, new_config, changed_fields)
+        # The rendered text must read back as exactly the planned configuration.
+        reread = kubelet_yaml.load(new_text, path)
+        if kubelet_yaml.to_plain(reread) != new_config:
+            raise AnsibleActionFail('%s: internal error: the edited text does not read back as the planned '
+                                    'configuration; nothing was changed. Please report this with the file.' % path)
+
+        writes = []
+        if new_text != current_file.text:
+            writes.append(dict(path=path, content=new_text, expected_checksum=current_file.checksum,
+                               backup=args['backup'], mode=NEW_FILE_MODE,
+                               create_parents=not current_file.exists))
+        outcome = self.commit(writes, task_vars, remove=[item['path'] for item in removals])
+
+        removed = list(outcome.get('removed', []))
+        reasons = dict((item['path'], item['reason']) for item in removals)
+        result.update(
+            changed=bool(outcome.get('changed')),
+            restart_required=bool(outcome.get('written') or removed),
+            changed_fields=changed_fields,
+            state_files_removed=removed,
+            config=kubelet.managed_view(new_config),
+        )
+        backup = outcome.get('backup_files', {}).get(path)
+        if backup:
+            result['backup_file'] = backup
+        messages = []
+        if changed_fields:
+            messages.append('%s: %s %s' % (path, 'would change' if self._play_context.check_mode else 'changed',
+                                           ', '.join(changed_fields)))
+        elif not current_file.exists and writes:
+            messages.append('%s: %s' % (path, 'would be created' if self._play_context.check_mode else 'created'))
+        for item in removed:
+            messages.append('%s %s: %s' % ('would remove' if self._play_context.check_mode else 'removed',
+                                           item, reasons.get(item, '')))
+        result['msg'] = '; '.join(messages) if messages else '%s: already as requested' % path
+        if warnings:
+            result['warnings'] = warnings
+        if self._play_context.diff:
+            diffs = []
+            if writes:
+                diffs.append(make_diff(path, current_file.text, new_text))
+            for item in removed:
+                diffs.append(make_diff(item, files[item].text if item in files else '', None))
+            result['diff'] = diffs
+        return result

@@ -1,0 +1,269 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: kubelet_config
+short_description: Manage the kubelet's CPU, topology and memory manager settings safely
+version_added: 0.1.0
+description:
+  - Sets the CPU manager, topology manager and memory manager keys of a kubelet configuration file
+    (a C(KubeletConfiguration), C(kubelet.config.k8s.io/v1beta1)), together with C(reservedSystemCPUs),
+    C(systemReserved), C(kubeReserved) and C(featureGates).
+  - Only the keys this module manages change. Every other key, every comment, the key order, the
+    quoting and the indentation of the file stay byte-identical; inside a changed dictionary only the
+    entries that change are rewritten. New keys go to their sorted place in a sorted file (as kubeadm
+    writes it) and to the end of any other file.
+  - Before anything is written, the resulting configuration (what the file says plus what the task
+    asks) is checked with the kubelet's own rules, so that the kubelet will not refuse to start. Any
+    problem stops the task with a message naming the file, the field, the value and what is allowed,
+    and the file stays byte-identical.
+  - Removes the CPU manager and memory manager checkpoint files (C(cpu_manager_state),
+    C(memory_manager_state) in O(state_dir)) exactly when the kubelet would otherwise refuse to
+    start with the new configuration, and never otherwise. See RV(state_files_removed).
+  - An option that is not set leaves its key alone; an empty value (V(""), V({}), V([])) removes the key.
+  - The module runs through an action plugin. The file is edited on the controller, which needs the
+    Python library C(ruamel.yaml); the node needs only Python's standard library.
+author:
+  - numaops.colocation developers (@numaops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reports exactly what a real run would change and remove, including RV(state_files_removed).
+  diff_mode:
+    support: full
+    details: Shows the file's diff and each checkpoint file that would be removed.
+  platform:
+    platforms: posix
+  action:
+    support: full
+    details: The module is an action plugin; the node side is M(numaops.colocation.node_files).
+options:
+  path:
+    description:
+      - The kubelet configuration file. kubespray writes it to C(/etc/kubernetes/kubelet-config.yaml).
+      - Must hold a single block-style YAML C(KubeletConfiguration) document.
+    type: path
+    default: /var/lib/kubelet/config.yaml
+  state_dir:
+    description: The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
+    type: path
+    default: /var/lib/kubelet
+  create:
+    description:
+      - Create O(path) (mode C(0644), parent directories as needed) with just C(apiVersion) and C(kind)
+        plus the requested keys when it does not exist. Without it a missing file is an error.
+    type: bool
+    default: false
+  backup:
+    description: Keep a timestamped copy of the file next to it before changing it.
+    type: bool
+    default: false
+  cpu_manager_policy:
+    description:
+      - C(cpuManagerPolicy). V(none) or V(static).
+      - V(static) needs a CPU reservation greater than zero (O(reserved_system_cpus), or a C(cpu) amount in
+        O(system_reserved)/O(kube_reserved)).
+    type: str
+  cpu_manager_policy_options:
+    description:
+      - C(cpuManagerPolicyOptions), replacing the whole dictionary. Needs the V(static) policy.
+      - 'Known options: V(full-pcpus-only), V(distribute-cpus-across-numa), V(align-by-socket),
+        V(distribute-cpus-across-cores), V(strict-cpu-reservation), V(prefer-align-cpus-by-uncorecache).
+        Values are booleans (written as the strings V("true") / V("false"), as the kubelet reads them).'
+      - Refused combinations (both true), as in the kubelet - V(full-pcpus-only) with
+        V(distribute-cpus-across-cores); V(distribute-cpus-across-numa) with V(distribute-cpus-across-cores);
+        V(prefer-align-cpus-by-uncorecache) with V(distribute-cpus-across-cores) or
+        V(distribute-cpus-across-numa); V(align-by-socket) with topology manager policy V(single-numa-node).
+    type: dict
+  cpu_manager_reconcile_period:
+    description: C(cpuManagerReconcilePeriod), a duration such as V(10s) or V(1m30s).
+    type: str
+  topology_manager_policy:
+    description: C(topologyManagerPolicy). V(none), V(best-effort), V(restricted) or V(single-numa-node).
+    type: str
+  topology_manager_scope:
+    description: C(topologyManagerScope). V(container) or V(pod).
+    type: str
+  topology_manager_policy_options:
+    description:
+      - C(topologyManagerPolicyOptions), replacing the whole dictionary.
+      - 'Known options: V(prefer-closest-numa-nodes) (boolean) and V(max-allowable-numa-nodes) (a whole
+        number, at least 8).'
+    type: dict
+  memory_manager_policy:
+    description:
+      - C(memoryManagerPolicy). V(None) or V(Static); the names are case-sensitive.
+      - V(Static) needs O(reserved_memory) whose C(memory) limits add up, over all NUMA nodes, to exactly
+        C(kubeReserved.memory) + C(systemReserved.memory) + the hard-eviction threshold
+        C(evictionHard[memory.available]) (the kubelet's default 100Mi when the file sets no C(evictionHard)).
+    type: str
+  reserved_memory:
+    description:
+      - C(reservedMemory), replacing the whole list. Each item has C(numaNode) (a NUMA node number) and
+        C(limits) (a dictionary of C(memory) or C(hugepages-<size>) to a non-zero quantity).
+    type: list
+    elements: dict
+  reserved_system_cpus:
+    description:
+      - C(reservedSystemCPUs), a CPU list such as V(0-1) or V(0,32).
+      - Cannot be combined with C(systemReservedCgroup) or C(kubeReservedCgroup) in the file.
+    type: str
+  system_reserved:
+    description:
+      - C(systemReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);
+        values are quantities.
+    type: dict
+  kube_reserved:
+    description:
+      - C(kubeReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);
+        values are quantities.
+    type: dict
+  feature_gates:
+    description:
+      - C(featureGates) entries to set, merged into the file's gates. A gate set to V(null) is removed from the
+        file; V({}) removes the whole key.
+    type: dict
+  kubelet_version:
+    description:
+      - The kubelet version on the node (V(1.31), V(v1.31.2)). When set, the module also checks each policy
+        option's maturity in that version and the feature gates it needs (for example an alpha CPU manager
+        option needs C(CPUManagerPolicyAlphaOptions=true)), and refuses C(false) for gates locked to true.
+      - Without it, those maturity checks are skipped.
+      - Versions from 1.23 are known; newer versions than the module's data (1.35) are checked as 1.35.
+    type: str
+notes:
+  - 'The kubelet reads its configuration only at start-up: restart it when RV(restart_required) is true.
+    Drain the node first when a checkpoint file is removed. The kubelet rewrites its checkpoint files while
+    it runs, so stop it before this task (or restart it right after) when policies change.'
+  - Checks that need the node's hardware (whether reserved CPUs exist, NUMA node count) are left to the kubelet.
+  - A JSON or flow-style configuration file is refused.
+seealso:
+  - name: Control CPU Management Policies on the Node
+    description: The CPU manager, its policies and options.
+    link: https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/
+  - name: Control Topology Management Policies on a node
+    description: The topology manager, its policies, scopes and options.
+    link: https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/
+  - name: Utilizing the NUMA-aware Memory Manager
+    description: The memory manager and the reservedMemory rules.
+    link: https://kubernetes.io/docs/tasks/administer-cluster/memory-manager/
+'''
+
+EXAMPLES = r'''
+- name: Pin CPUs and memory of Guaranteed pods to NUMA nodes (kubeadm node)
+  numaops.colocation.kubelet_config:
+    cpu_manager_policy: static
+    reserved_system_cpus: "0-1"
+    cpu_manager_policy_options:
+      full-pcpus-only: true
+    topology_manager_policy: single-numa-node
+    topology_manager_scope: pod
+    memory_manager_policy: Static
+    kube_reserved:
+      memory: 512Mi
+    system_reserved:
+      memory: 512Mi
+    reserved_memory:
+      - numaNode: 0
+        limits:
+          memory: 1124Mi    # 512Mi + 512Mi + 100Mi default hard eviction
+    kubelet_version: "1.31"
+    backup: true
+  register: kubelet_cfg
+
+- name: Restart the kubelet when its configuration changed
+  ansible.builtin.systemd_service:
+    name: kubelet
+    state: restarted
+  when: kubelet_cfg.restart_required
+
+- name: Static CPU policy on a kubespray node, with an alpha option and the gate it needs
+  numaops.colocation.kubelet_config:
+    path: /etc/kubernetes/kubelet-config.yaml
+    cpu_manager_policy: static
+    kube_reserved:
+      cpu: "1"
+      memory: 512Mi
+    cpu_manager_policy_options:
+      distribute-cpus-across-cores: true
+    feature_gates:
+      CPUManagerPolicyAlphaOptions: true
+    kubelet_version: "1.31"
+
+- name: Back to the defaults (remove the keys)
+  numaops.colocation.kubelet_config:
+    cpu_manager_policy: ""
+    cpu_manager_policy_options: {}
+    topology_manager_policy: ""
+    memory_manager_policy: ""
+    reserved_memory: []
+'''
+
+RETURN = r'''
+changed_fields:
+  description: The KubeletConfiguration keys whose value changes (would change, in check mode).
+  returned: success
+  type: list
+  elements: str
+  sample: [cpuManagerPolicy, reservedSystemCPUs, topologyManagerPolicy]
+restart_required:
+  description: Whether the kubelet must be restarted to apply the change (the file or a checkpoint changed).
+  returned: success
+  type: bool
+  sample: true
+state_files_removed:
+  description:
+    - Checkpoint files removed (would be removed, in check mode) because the kubelet would refuse to
+      start with them; the reason for each is in RV(msg).
+  returned: success
+  type: list
+  elements: str
+  sample: [/var/lib/kubelet/cpu_manager_state]
+backup_file:
+  description: The backup copy of the file, when O(backup) was set and the file changed.
+  returned: changed and backup was requested
+  type: str
+  sample: /var/lib/kubelet/config.yaml.12345.2026-11-29@22:41:25~
+config:
+  description: The managed keys present in the file after the change.
+  returned: success
+  type: dict
+  sample:
+    cpuManagerPolicy: static
+    reservedSystemCPUs: 0-1
+    topologyManagerPolicy: single-numa-node
+msg:
+  description: What changed (or would change), and why each checkpoint file is removed.
+  returned: always
+  type: str
+  sample: >-
+    /var/lib/kubelet/config.yaml: changed cpuManagerPolicy, reservedSystemCPUs; removed
+    /var/lib/kubelet/cpu_manager_state: it records CPU manager policy "none" but the configuration now says "static"
+diff:
+  description: The file's diff and, for each removed checkpoint file, its removal (in diff mode).
+  returned: diff mode
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import ARGUMENT_SPEC
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg='numaops.colocation.kubelet_config runs through its action plugin; call it as a task, '
+                         'not with ansible -m raw module execution')
+
+
+if __name__ == '__main__':
+    main()
