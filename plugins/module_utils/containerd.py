@@ -142,7 +142,7 @@ def parse_duration(text):
 
     Raises ValueError for anything Go would refuse (including a missing unit, except for ``0``).
     """
-    value = (text or '').strip() if isinstance(text, str) else text
+    value = text
     if not isinstance(value, str) or not value:
         raise ValueError('empty duration')
     sign = 1

@@ -23,6 +23,7 @@ try:
     import tomlkit
     from tomlkit.exceptions import ParseError as _TomlkitParseError
     from tomlkit.items import StringType as _StringType, Table as _Table, InlineTable as _InlineTable
+    from tomlkit.items import Whitespace as _Whitespace
 except ImportError:  # pragma: no cover - exercised by ansible-test's import sanity test
     tomlkit = None
 
@@ -192,12 +193,16 @@ def _set_values(table, wanted, literal_default):
     """Write ``wanted`` into an existing NRI table, touching only keys whose meaning differs."""
     changed = []
     key_indent = None
-    if isinstance(table, _Table):
-        for key in table.keys():
-            item = _item_of(table, key)
-            if item is not None and not _is_table(item):
-                key_indent = item.trivia.indent
-                break
+    for key in table.keys():
+        item = _item_of(table, key)
+        if item is None or _is_table(item):
+            continue
+        if key_indent is None and isinstance(table, _Table):
+            key_indent = item.trivia.indent
+        if getattr(item, 'type', None) in (_StringType.SLL, _StringType.MLL):
+            literal_default = True
+        elif getattr(item, 'type', None) in (_StringType.SLB, _StringType.MLB):
+            literal_default = False
     for key, value in wanted.items():
         if key in table:
             current = plain(table[key])
@@ -211,7 +216,18 @@ def _set_values(table, wanted, literal_default):
                 literal = False
             table[key] = _new_item(key, value, literal)
         else:
+            trailing = None
+            if isinstance(table, _InlineTable):
+                # keep `{ a = 1, b = 2 }` tidy: the new pair goes before the closing blank
+                body = table.value.body
+                if body and body[-1][0] is None and isinstance(body[-1][1], _Whitespace):
+                    trailing = body.pop()
             table[key] = _new_item(key, value, literal_default)
+            if trailing is not None:
+                table.value.body.append(trailing)
+                item = _item_of(table, key)
+                if item is not None:
+                    item.trivia.indent = ''
             item = _item_of(table, key)
             if item is not None and key_indent is not None and isinstance(table, _Table):
                 item.trivia.indent = key_indent

@@ -1,0 +1,215 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from ansible_collections.numaops.colocation.plugins.module_utils import containerd as c
+
+
+@pytest.mark.parametrize('output, expected, text', [
+    # Debian bookworm (the real output of this host's containerd)
+    ('containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3\n', (1, 6, 20), '1.6.20~ds1'),
+    # Debian trixie 1.7.24 and sid 2.1.9 (real outputs of the extracted .deb binaries)
+    ('containerd github.com/containerd/containerd 1.7.24~ds1 1.7.24~ds1-6+deb13u1\n', (1, 7, 24), '1.7.24~ds1'),
+    ('containerd github.com/containerd/containerd/v2 2.1.9+unknown \n', (2, 1, 9), '2.1.9+unknown'),
+    # upstream release binaries, Docker's containerd.io, k3s
+    ('containerd github.com/containerd/containerd/v2 v2.0.0 207ad711eabd375a01713109a8a197d197ff6542\n',
+     (2, 0, 0), '2.0.0'),
+    ('containerd containerd.io 1.7.22 7f7fdf5fed64eb6a7caf99b3e12efcf9d60e311c\n', (1, 7, 22), '1.7.22'),
+    ('containerd github.com/k3s-io/containerd v1.7.23-k3s2\n', (1, 7, 23), '1.7.23-k3s2'),
+    ('WARNING: something\ncontainerd github.com/containerd/containerd v1.7.0 1fbd70374134b891f97ce19c70b6e50c7b9f4e0d\n',
+     (1, 7, 0), '1.7.0'),
+])
+def test_parse_containerd_version(output, expected, text):
+    version = c.parse_containerd_version(output)
+    assert tuple(version) == expected
+    assert str(version) == text
+    assert version.major == expected[0] and version.minor == expected[1]
+
+
+@pytest.mark.parametrize('output', ['', 'containerd: command not found', 'containerd github.com/containerd/containerd'])
+def test_parse_containerd_version_unreadable(output):
+    with pytest.raises(c.ContainerdConfigError, match='set containerd_version'):
+        c.parse_containerd_version(output)
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('1.7', (1, 7, 0)), ('1.7.24', (1, 7, 24)), ('v2.1.0', (2, 1, 0)), ('2.0.0-rc.1', (2, 0, 0)),
+    ('1.6.20~ds1', (1, 6, 20)), ('2', None), ('latest', None), ('', None), ('1.x', None),
+])
+def test_parse_version_string(text, expected):
+    version = c.parse_version_string(text)
+    assert (tuple(version) if version is not None else None) == expected
+
+
+@pytest.mark.parametrize('text, seconds', [
+    ('5s', Fraction(5)), ('2s', Fraction(2)), ('500ms', Fraction(1, 2)), ('1m30s', Fraction(90)),
+    ('1.5s', Fraction(3, 2)), ('1h', Fraction(3600)), ('100us', Fraction(1, 10000)), (u'100\u00b5s', Fraction(1, 10000)),
+    ('10ns', Fraction(1, 10 ** 8)), ('0', Fraction(0)), ('.5s', Fraction(1, 2)), ('-1s', Fraction(-1)),
+    ('1h2m3s4ms', Fraction(3723004, 1000)),
+])
+def test_parse_duration(text, seconds):
+    assert c.parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize('text', ['', '5', 's', '5 s', '5sec', '1d', '5s ', ' 5s', '1..5s', 'ms5', None, 5])
+def test_parse_duration_invalid(text):
+    with pytest.raises(ValueError):
+        c.parse_duration(text)
+
+
+def test_validate_options_accepts_good_values():
+    c.validate_options(dict(path='/etc/containerd/config.toml', socket_path='/var/run/nri/nri.sock',
+                            plugin_path='/opt/nri/plugins', plugin_registration_timeout='5s',
+                            plugin_request_timeout='1m', mode='dropin', dropin_path='/etc/containerd/conf.d/99-nri.toml',
+                            containerd_version='1.7.24'))
+
+
+@pytest.mark.parametrize('params, fragment', [
+    (dict(socket_path='run/nri.sock'), "socket_path='run/nri.sock' must be an absolute path"),
+    (dict(plugin_path=''), "plugin_path='' must be an absolute path"),
+    (dict(socket_path='/' + 'x' * 107), 'at most 107 bytes'),
+    (dict(plugin_request_timeout='5'), "plugin_request_timeout='5' is not a duration"),
+    (dict(plugin_registration_timeout='0s'), 'must be longer than zero'),
+    (dict(plugin_registration_timeout='-5s'), 'must be longer than zero'),
+    (dict(mode='dropin', path='/etc/containerd/config.toml', dropin_path='/etc/containerd/./config.toml'),
+     'is the main config file itself'),
+    (dict(containerd_version='latest'), "containerd_version='latest' is not a version"),
+])
+def test_validate_options_refuses(params, fragment):
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.validate_options(params)
+    assert fragment in str(err.value)
+    assert 'Nothing was changed' in str(err.value)
+
+
+def test_validate_options_reports_every_problem():
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.validate_options(dict(socket_path='x', plugin_request_timeout='soon'))
+    assert 'socket_path' in str(err.value) and 'plugin_request_timeout' in str(err.value)
+
+
+def test_wanted_values_always_has_disable_and_keeps_containerd_order():
+    assert c.wanted_values(dict(state='enabled')) == {'disable': False}
+    assert c.wanted_values(dict(state='disabled')) == {'disable': True}
+    wanted = c.wanted_values(dict(state='enabled', disable_connections=False, socket_path='/s',
+                                  plugin_request_timeout='2s'))
+    assert list(wanted) == ['disable', 'socket_path', 'plugin_request_timeout', 'disable_connections']
+
+
+@pytest.mark.parametrize('key, current, wanted, equal', [
+    ('disable', False, False, True), ('disable', 'false', False, False), ('disable', 0, False, False),
+    ('plugin_request_timeout', '2000ms', '2s', True), ('plugin_request_timeout', '2s', '3s', False),
+    ('plugin_request_timeout', 'garbage', '3s', False),
+    ('plugin_path', '/opt/nri/plugins/', '/opt/nri/plugins', True), ('plugin_path', '', '/opt', False),
+    ('socket_path', None, '/s', False),
+])
+def test_values_equal(key, current, wanted, equal):
+    assert c.values_equal(key, current, wanted) is equal
+
+
+def test_check_supported_refuses_containerd_16_with_the_way_out():
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.check_supported('/etc/containerd/config.toml', c.parse_containerd_version(
+            'containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3'), 2, '`containerd --version`')
+    message = str(err.value)
+    assert 'containerd 1.6.20~ds1' in message and 'needs containerd 1.7 or later' in message
+    assert 'was not changed' in message
+
+
+@pytest.mark.parametrize('config_version, fragment', [
+    (1, '`version = 1`'), (0, 'no `version` key'), (4, 'knows containerd config versions 2 and 3'),
+])
+def test_check_supported_refuses_config_versions(config_version, fragment):
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.check_supported('/x.toml', None, config_version)
+    assert fragment in str(err.value)
+
+
+def test_check_supported_refuses_version_3_for_containerd_17():
+    with pytest.raises(c.ContainerdConfigError, match='does not accept'):
+        c.check_supported('/x.toml', c.parse_version_string('1.7.24'), 3)
+
+
+@pytest.mark.parametrize('version, config_version', [('1.7.0', 2), ('2.0.0', 2), ('2.1.9', 3), (None, 2), (None, 3)])
+def test_check_supported_accepts(version, config_version):
+    c.check_supported('/x.toml', c.parse_version_string(version) if version else None, config_version)
+
+
+def test_defaults_differ_only_in_disable():
+    v17 = c.nri_defaults(c.parse_version_string('1.7.24'))
+    v2 = c.nri_defaults(c.parse_version_string('2.1.9'))
+    assert v17['disable'] is True and v2['disable'] is False
+    del v17['disable'], v2['disable']
+    assert v17 == v2 == c.NRI_DEFAULTS
+    # unknown binary: the file's config version decides
+    assert c.nri_defaults(None, 2)['disable'] is True
+    assert c.nri_defaults(None, 3)['disable'] is False
+
+
+def test_config_version_for():
+    assert c.config_version_for(c.parse_version_string('1.7'), None) == 2
+    assert c.config_version_for(c.parse_version_string('2.0'), None) == 3
+    assert c.config_version_for(c.parse_version_string('2.0'), 2) == 2
+    assert c.config_version_for(None, None) is None
+
+
+def test_whole_table_imports():
+    assert c.whole_table_imports(c.parse_version_string('1.7.24'), 2) is True
+    assert c.whole_table_imports(c.parse_version_string('2.1.9'), 2) is False
+    assert c.whole_table_imports(None, 3) is False
+    assert c.whole_table_imports(None, 2) is True
+
+
+def test_effective_nri_overlays_in_order():
+    defaults = c.nri_defaults(c.parse_version_string('1.7'))
+    got = c.effective_nri(defaults, {'disable': False, 'plugin_path': '/a'}, {'plugin_path': '/b'})
+    assert got['disable'] is False and got['plugin_path'] == '/b' and got['socket_path'] == '/var/run/nri/nri.sock'
+    assert list(got) == list(c.NRI_KEYS)
+
+
+def test_minimal_config_per_version():
+    assert c.minimal_config(2, {'disable': False}) == (
+        '# containerd configuration, created by numaops.colocation.containerd_nri.\n'
+        "# Everything not set here keeps containerd's built-in default (see `containerd config default`).\n"
+        'version = 2\n'
+        '\n'
+        '[plugins."io.containerd.nri.v1.nri"]\n'
+        '  disable = false\n')
+    assert c.minimal_config(3, {'disable': False, 'socket_path': '/run/nri.sock'}, header=False) == (
+        'version = 3\n'
+        '\n'
+        "[plugins.'io.containerd.nri.v1.nri']\n"
+        '  disable = false\n'
+        "  socket_path = '/run/nri.sock'\n")
+
+
+@pytest.mark.parametrize('value, literal, expected', [
+    ('/a', False, '"/a"'), ('/a', True, "'/a'"), ("/it's", True, '"/it\'s"'), ('/a"b', False, '"/a\\"b"'),
+    ('/a\\b', False, '"/a\\\\b"'), ('/a\tb', True, '"/a\\u0009b"'),
+])
+def test_toml_string(value, literal, expected):
+    assert c.toml_string(value, literal) == expected
+
+
+@pytest.mark.parametrize('entry, covered', [
+    ('/etc/containerd/conf.d/99-nri.toml', True),
+    ('conf.d/99-nri.toml', True),                 # relative to the main file's directory
+    ('./conf.d/../conf.d/99-nri.toml', True),
+    ('/etc/containerd/conf.d/*.toml', True),
+    ('conf.d/*.toml', True),                      # relative globs too (containerd 1.7.24 and 2.x)
+    ('/etc/containerd/conf.d/9?-nri.toml', False),  # no '*': containerd takes it literally
+    ('/etc/containerd/conf.d/*-nri.toml', True),
+    ('/etc/containerd/*/99-nri.toml', True),
+    ('/etc/containerd/*.toml', False),            # '*' does not cross '/'
+    ('/etc/containerd/conf.d/[^9]*.toml', False),
+    ('/etc/containerd/conf.d/[0-9]*.toml', True),
+    ('/etc/containerd/conf.d/*.conf', False),
+    ('', False),
+])
+def test_import_covers(entry, covered):
+    assert c.import_covers(entry, '/etc/containerd/config.toml', '/etc/containerd/conf.d/99-nri.toml') is covered
