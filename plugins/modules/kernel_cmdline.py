@@ -1,0 +1,680 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: kernel_cmdline
+short_description: Set or remove kernel command line arguments in the boot loader configuration
+version_added: 0.1.0
+author: numaops.colocation developers (@numaops)
+description:
+  - Adds, changes or removes kernel arguments (flags like C(mem_sampling_on) and C(key=value) pairs like
+    C(numa_icon=enable)) in the boot loader configuration, for every installed kernel.
+  - "Backends, chosen automatically unless O(backend) says otherwise:
+    C(grubby) where grubby and BLS entries are present (RHEL, Fedora, openEuler with BLS) - runs
+    C(grubby --update-kernel=ALL) and keeps C(GRUB_CMDLINE_LINUX) in step so new kernels inherit the args;
+    C(update-grub) on Debian and Ubuntu;
+    C(grub2-mkconfig) on openEuler/RHEL without BLS - regenerates every real grub.cfg (BIOS
+    C(/boot/grub2/grub.cfg) and EFI C(/boot/efi/EFI/<distro>/grub.cfg)), following the C(/etc/grub2.cfg) and
+    C(/etc/grub2-efi.cfg) links and, when the EFI file is a stub that C(configfile)s another, regenerating
+    that other file. C(grubcfg) (never chosen automatically) edits the C(linux)/C(linux16)/C(linuxefi) lines
+    of grub.cfg directly, for systems where regeneration is not wanted."
+  - For C(update-grub) and C(grub2-mkconfig) the module edits O(grub_defaults_path), then runs
+    C(grub-mkconfig)/C(grub2-mkconfig) into a temporary file next to each target (C(update-grub) is only
+    C(grub-mkconfig -o /boot/grub/grub.cfg)), checks it with C(grub-script-check) when available, verifies it
+    carries the arguments and only then moves it into place atomically. On any failure every file is left
+    as it was (O(grub_defaults_path) is restored).
+  - A key given with a new value replaces the old value (no duplicate keys); O(state=absent) removes a flag
+    or a key whatever its value. The order of the other arguments is kept. Arguments after a lone C(--)
+    belong to init and are never touched. As in the kernel, C(-) and C(_) are the same in parameter names.
+  - RV(reboot_required) compares the wanted arguments with what the running kernel was booted with
+    (O(proc_cmdline_path)), not merely whether a file changed, so it stays true until the node has rebooted.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details:
+      - Shows O(grub_defaults_path) and, for C(grubcfg), C(update-grub) and C(grub2-mkconfig), the grub.cfg
+        C(linux) lines. In check mode the grub.cfg diff is the predicted edit of the current file; a real run
+        shows the regenerated file.
+  platform:
+    support: full
+    platforms: posix
+options:
+  args:
+    description:
+      - Kernel arguments, each a flag (C(mem_sampling_on)) or C(key=value) (C(numa_icon=enable)).
+      - A value with spaces is written double quoted, as the kernel expects it (C(dyndbg="file foo.c +p")).
+      - Give one key several times to keep several values in that order (C(console=tty0), C(console=ttyS0)).
+      - "Refused: quotes other than a whole double-quoted value, C($), backquote, backslash, C(;), C(&), C(|),
+        C(<), C(>), C(#), parentheses, braces and control characters - they would break the quoting of
+        /etc/default/grub or of a grub.cfg linux line."
+    type: list
+    elements: str
+    default: []
+  state:
+    description:
+      - V(present) sets O(args) (a key with another value gets the given value); V(absent) removes every
+        key of O(args) whatever its value.
+    type: str
+    choices: [present, absent]
+    default: present
+  absent_args:
+    description:
+      - Keys (or flags) to remove in the same task, whatever their value, together with O(args).
+      - A key both in O(args) with O(state=present) and here is an error.
+    type: list
+    elements: str
+    default: []
+  backend:
+    description:
+      - Boot loader backend; V(auto) picks C(grubby) (grubby and BLS entries present), then C(update-grub),
+        then C(grub2-mkconfig) (a grub.cfg to regenerate exists). V(grubcfg) is never picked automatically.
+    type: str
+    choices: [auto, grubby, grub2-mkconfig, update-grub, grubcfg]
+    default: auto
+  grub_defaults_path:
+    description:
+      - The grub defaults file holding C(GRUB_CMDLINE_LINUX). Its parent's parent stands for C(/etc) when
+        looking for C(grub2.cfg) and C(grub2-efi.cfg) links.
+      - With C(grubby) and C(grubcfg) it is kept in step when it exists, so that a later regeneration or a
+        new kernel keeps the arguments.
+    type: path
+    default: /etc/default/grub
+  grub_defaults_variable:
+    description:
+      - Which variable new keys are added to. Keys already present in C(GRUB_CMDLINE_LINUX) or
+        C(GRUB_CMDLINE_LINUX_DEFAULT) are changed where they are.
+      - C(GRUB_CMDLINE_LINUX) applies to every menu entry including recovery ones.
+    type: str
+    choices: [GRUB_CMDLINE_LINUX, GRUB_CMDLINE_LINUX_DEFAULT]
+    default: GRUB_CMDLINE_LINUX
+  grub_cfg_paths:
+    description:
+      - The grub.cfg files to regenerate (C(update-grub), C(grub2-mkconfig)) or edit (C(grubcfg)).
+      - Default, detected under O(boot_dir) - C(update-grub) C(/boot/grub/grub.cfg); C(grub2-mkconfig) and
+        C(grubcfg) the targets of C(/etc/grub2.cfg) and C(/etc/grub2-efi.cfg), C(/boot/grub2/grub.cfg) and
+        C(/boot/efi/EFI/*/grub.cfg), configfile stubs replaced by the file they load.
+      - Not used by C(grubby).
+    type: list
+    elements: path
+  proc_cmdline_path:
+    description: Where the running kernel's command line is read from.
+    type: path
+    default: /proc/cmdline
+  boot_dir:
+    description: The C(/boot) directory (a sandbox tree in tests); absolute symlink targets under C(/boot) are mapped into it.
+    type: path
+    default: /boot
+  bls_dir:
+    description: Directory of BLS entries; default C(<boot_dir>/loader/entries). Passed to grubby as C(--bls-directory) when not the default.
+    type: path
+  backup:
+    description: Keep a timestamped copy of every file before it is changed (O(grub_defaults_path), grub.cfg files, BLS entries).
+    type: bool
+    default: false
+  grubby_path:
+    description: The grubby executable; default C(grubby) from C(PATH) and the sbin directories.
+    type: path
+  grub_mkconfig_path:
+    description: The generator; default C(grub2-mkconfig), else C(grub-mkconfig), from C(PATH) and the sbin directories.
+    type: path
+  update_grub_path:
+    description: The C(update-grub) executable, used to recognise Debian/Ubuntu; default from C(PATH).
+    type: path
+  grub_script_check_path:
+    description:
+      - The syntax checker run on every generated or edited grub.cfg before it is installed; default
+        C(grub2-script-check), else C(grub-script-check), from C(PATH). Skipped (with a warning) when absent.
+    type: path
+notes:
+  - A reboot is needed for the arguments to take effect; use RV(reboot_required) with M(ansible.builtin.reboot).
+  - The C(grubby) backend does not regenerate grub.cfg; BLS entries carry the arguments.
+  - Snippets in C(/etc/default/grub.d/) that overwrite C(GRUB_CMDLINE_LINUX*) are detected by the check of the
+    generated file - the run fails and restores every file.
+seealso:
+  - name: Kernel parameters
+    description: The kernel's documentation of its command line.
+    link: https://docs.kernel.org/admin-guide/kernel-parameters.html
+'''
+
+EXAMPLES = r'''
+- name: Enable NUMA memory sampling
+  numaops.colocation.kernel_cmdline:
+    args:
+      - mem_sampling_on
+      - numa_icon=enable
+  register: kcmd
+
+- name: Reboot when the running kernel does not have the arguments yet
+  ansible.builtin.reboot:
+  when: kcmd.reboot_required
+
+- name: Move to cgroup v2 and drop a conflicting flag in one task
+  numaops.colocation.kernel_cmdline:
+    args:
+      - systemd.unified_cgroup_hierarchy=1
+    absent_args:
+      - cgroup_no_v1
+
+- name: Remove CPU isolation whatever its value
+  numaops.colocation.kernel_cmdline:
+    args:
+      - isolcpus
+    state: absent
+
+- name: openFuyao style - edit /etc/grub2-efi.cfg directly, no regeneration, keep a backup
+  numaops.colocation.kernel_cmdline:
+    args:
+      - mem_sampling_on
+    backend: grubcfg
+    grub_cfg_paths:
+      - /etc/grub2-efi.cfg
+    backup: true
+'''
+
+RETURN = r'''
+changed:
+  description: Whether a boot loader file was (or in check mode would be) changed.
+  returned: always
+  type: bool
+reboot_required:
+  description:
+    - True when the running kernel (O(proc_cmdline_path)) does not have the wanted arguments, whether or not
+      this run changed a file.
+  returned: always
+  type: bool
+  sample: true
+backend:
+  description: The backend used.
+  returned: always
+  type: str
+  sample: update-grub
+cmdline_current:
+  description: The command line the running kernel was booted with.
+  returned: always
+  type: str
+  sample: BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-amd64 root=UUID=0b7e... ro quiet
+cmdline_next:
+  description:
+    - The arguments of the default boot entry after this run (predicted in check mode) - the first linux
+      line of the first grub.cfg for the regenerating backends and C(grubcfg), C(grubby --info=DEFAULT) for
+      C(grubby).
+  returned: always
+  type: str
+  sample: root=UUID=0b7e... ro quiet mem_sampling_on numa_icon=enable
+grub_cfg_paths:
+  description: The files regenerated or edited (BLS entry files for C(grubby)); in check mode those that would be.
+  returned: always
+  type: list
+  elements: str
+  sample: [/boot/grub2/grub.cfg, /boot/efi/EFI/openEuler/grub.cfg]
+diff:
+  description: Before and after of O(grub_defaults_path) and of the grub.cfg files (see the diff_mode attribute).
+  returned: always
+  type: list
+  elements: dict
+notes:
+  description: What was found on the way (stubs followed, dangling links skipped, files not present).
+  returned: always
+  type: list
+  elements: str
+backup_files:
+  description: Backup copies made when O(backup=true).
+  returned: always
+  type: list
+  elements: str
+'''
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import (
+    CmdlineError,
+    edit_grub_cfg,
+    edit_grub_defaults,
+    edit_tokens,
+    grub_cfg_default_cmdline,
+    grub_cfg_linux_lines,
+    grub_defaults_cmdline,
+    parse_wanted,
+    proc_cmdline_tokens,
+    tokenize,
+    token_key,
+    unsatisfied,
+    bls_options,
+)
+from ansible_collections.numaops.colocation.plugins.module_utils.grub import (
+    BootLoaderError,
+    bls_entries,
+    detect_backend,
+    grub_cfg_candidates,
+    resolve_targets,
+)
+
+DEFAULT_BLS_DIR = '/boot/loader/entries'
+SBIN = ['/usr/sbin', '/sbin', '/usr/local/sbin']
+
+
+def read_text(path):
+    with open(path, 'r') as f:
+        return f.read()
+
+
+class KernelCmdline(object):
+
+    def __init__(self, module):
+        self.module = module
+        self.p = module.params
+        self.notes = []
+        self.backups = []
+        self.diffs = []
+        self.touched = []
+        self._restore = []  # (path, original text) to write back on failure
+
+    # ---------------------------------------------------------------- helpers
+
+    def fail(self, msg, **kwargs):
+        self.rollback()
+        self.module.fail_json(msg=msg, notes=self.notes, **kwargs)
+
+    def tool(self, option, names):
+        given = self.p[option]
+        if given:
+            if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+                self.module.fail_json(msg='%s: %s is not an executable file' % (option, given))
+            return given
+        for name in names:
+            found = self.module.get_bin_path(name, opt_dirs=SBIN)
+            if found:
+                return found
+        return None
+
+    def write_atomic(self, path, text):
+        """Write text to path through a temporary file in the same directory and an atomic move."""
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.numaops', dir=os.path.dirname(path))
+        try:
+            with os.fdopen(fd, 'w') as f:
+                f.write(text)
+            self.module.atomic_move(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def backup(self, path):
+        if self.p['backup'] and os.path.exists(path):
+            self.backups.append(self.module.backup_local(path))
+
+    def rollback(self):
+        while self._restore:
+            path, text = self._restore.pop()
+            try:
+                self.write_atomic(path, text)
+            except Exception as exc:  # pylint: disable=broad-except
+                self.notes.append('could not restore %s: %s' % (path, to_native(exc)))
+
+    def script_check(self, path):
+        if not self.script_checker:
+            return
+        rc, out, err = self.module.run_command([self.script_checker, path])
+        if rc != 0:
+            raise CmdlineError('%s rejected the generated grub.cfg (%s): %s; nothing was installed'
+                               % (self.script_checker, path, (err or out).strip()))
+
+    def add_diff(self, path, before, after):
+        self.diffs.append({'before_header': path, 'after_header': path, 'before': before, 'after': after})
+
+    # ---------------------------------------------------------------- main
+
+    def run(self):
+        p = self.p
+        try:
+            self.present, self.absent = parse_wanted(p['args'], p['state'], p['absent_args'])
+        except CmdlineError as exc:
+            self.module.fail_json(msg=to_native(exc))
+        self.boot_dir = p['boot_dir']
+        self.etc_dir = os.path.dirname(os.path.dirname(p['grub_defaults_path'])) or '/'
+        self.bls_dir = p['bls_dir'] or os.path.join(self.boot_dir, 'loader', 'entries')
+        self.grubby = self.tool('grubby_path', ['grubby'])
+        self.mkconfig = self.tool('grub_mkconfig_path', ['grub2-mkconfig', 'grub-mkconfig'])
+        self.update_grub = self.tool('update_grub_path', ['update-grub'])
+        self.script_checker = self.tool('grub_script_check_path', ['grub2-script-check', 'grub-script-check'])
+
+        backend = p['backend']
+        if backend == 'auto':
+            try:
+                backend = detect_backend({'grubby': self.grubby, 'grub-mkconfig': self.mkconfig,
+                                          'update-grub': self.update_grub}, self.boot_dir, self.etc_dir, self.bls_dir)
+            except BootLoaderError as exc:
+                self.module.fail_json(msg=to_native(exc))
+        self.backend = backend
+
+        try:
+            proc_text = read_text(p['proc_cmdline_path'])
+        except (IOError, OSError) as exc:
+            self.module.fail_json(msg='cannot read the running command line from %s: %s'
+                                      % (p['proc_cmdline_path'], to_native(exc)))
+        self.cmdline_current = proc_text.replace('\0', ' ').strip()
+        reboot_required = bool(unsatisfied(proc_cmdline_tokens(proc_text), self.present, self.absent))
+
+        try:
+            if backend == 'grubby':
+                changed, paths, next_tokens = self.run_grubby()
+            elif backend == 'grubcfg':
+                changed, paths, next_tokens = self.run_grubcfg()
+            else:
+                changed, paths, next_tokens = self.run_regenerate()
+        except CmdlineError as exc:
+            self.fail(to_native(exc))
+        self._restore = []
+
+        result = dict(
+            changed=changed,
+            reboot_required=reboot_required,
+            backend=backend,
+            cmdline_current=self.cmdline_current,
+            cmdline_next=' '.join(next_tokens or []),
+            grub_cfg_paths=paths,
+            notes=self.notes,
+            backup_files=self.backups,
+            diff=self.diffs,
+        )
+        self.module.exit_json(**result)
+
+    # ---------------------------------------------------------------- /etc/default/grub
+
+    def plan_defaults(self, required):
+        path = self.p['grub_defaults_path']
+        if not os.path.exists(path):
+            if required:
+                raise CmdlineError('%s does not exist; backend %s generates grub.cfg from it. Give the right '
+                                   'path in grub_defaults_path' % (path, self.backend))
+            self.notes.append('%s does not exist; only the boot entries are changed' % path)
+            return None, None
+        before = read_text(path)
+        after = edit_grub_defaults(before, self.present, self.absent, path, self.p['grub_defaults_variable'])
+        self.add_diff(path, before, after)
+        return before, after
+
+    def apply_defaults(self, before, after):
+        if before is None or before == after:
+            return
+        path = self.p['grub_defaults_path']
+        self.backup(path)
+        self._restore.append((path, before))
+        self.write_atomic(path, after)
+        self.touched.append(path)
+
+    # ---------------------------------------------------------------- grubby
+
+    def grubby_cmd(self, *args):
+        cmd = [self.grubby] + list(args)
+        if os.path.normpath(self.bls_dir) != DEFAULT_BLS_DIR:
+            cmd.append('--bls-directory=%s' % self.bls_dir)
+        return cmd
+
+    def grubby_info(self, which):
+        rc, out, err = self.module.run_command(self.grubby_cmd('--info=%s' % which))
+        if rc != 0:
+            raise CmdlineError('grubby --info=%s failed (rc=%d): %s' % (which, rc, (err or out).strip()))
+        entries = []
+        for line in out.splitlines():
+            if '=' not in line:
+                continue
+            key, value = line.split('=', 1)
+            if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+                value = value[1:-1]
+            if key == 'index':
+                entries.append({'index': value})
+            elif entries:
+                entries[-1][key] = value
+        for e in entries:
+            toks = tokenize(e.get('args', ''))
+            if e.get('root') and not any(token_key(t) == 'root' for t in toks):
+                toks = ['root=%s' % e['root']] + toks
+            e['tokens'] = toks
+        return entries
+
+    def run_grubby(self):
+        if not self.grubby:
+            raise CmdlineError('backend grubby: grubby was not found; install it or give grubby_path')
+        if not bls_entries(self.bls_dir):
+            raise CmdlineError('backend grubby: no BLS entries (*.conf) in %s; give bls_dir or choose another backend'
+                               % self.bls_dir)
+        before_defaults, after_defaults = self.plan_defaults(required=False)
+        entries = self.grubby_info('ALL')
+        if not entries:
+            raise CmdlineError('grubby --info=ALL lists no boot entries (BLS directory %s)' % self.bls_dir)
+        try:
+            default = self.grubby_info('DEFAULT')[0]
+        except (CmdlineError, IndexError):
+            default = entries[0]
+            self.notes.append('grubby --info=DEFAULT gave no entry; the first entry stands for the default')
+        todo = [e for e in entries if unsatisfied(e['tokens'], self.present, self.absent)]
+        files = [f for f in bls_entries(self.bls_dir)
+                 if unsatisfied(tokenize(bls_options(read_text(f)) or ''), self.present, self.absent)]
+        changed = bool(todo) or (before_defaults != after_defaults)
+        next_tokens = edit_tokens(default['tokens'], self.present, self.absent, 'append')
+        if not changed or self.module.check_mode:
+            return changed, files, next_tokens
+
+        add, remove = [], []
+        wanted_keys = dict(self.present)
+        for key, values in self.present:
+            if any(unsatisfied(e['tokens'], [(key, values)], []) for e in todo):
+                add.extend(v.raw for v in values)
+        for e in todo:
+            for t in e['tokens']:
+                k = token_key(t)
+                spelled = t.replace('"', '').split('=', 1)[0]
+                if k in self.absent or (k in wanted_keys and spelled not in [v.raw.split('=', 1)[0] for v in wanted_keys[k]]):
+                    if spelled not in remove:
+                        remove.append(spelled)
+        snapshot = dict((f, read_text(f)) for f in bls_entries(self.bls_dir))
+        if todo:
+            for f in files:
+                self.backup(f)
+            for f, text in snapshot.items():
+                self._restore.append((f, text))
+            cmd = ['--update-kernel=ALL']
+            if remove:
+                cmd.append('--remove-args=%s' % ' '.join(remove))
+            if add:
+                cmd.append('--args=%s' % ' '.join(add))
+            rc, out, err = self.module.run_command(self.grubby_cmd(*cmd))
+            if rc != 0:
+                raise CmdlineError('grubby %s failed (rc=%d): %s; the BLS entries were restored'
+                                   % (' '.join(cmd), rc, (err or out).strip()))
+            expected = dict((e.get('id') or e['index'], edit_tokens(e['tokens'], self.present, self.absent, 'append'))
+                            for e in entries)
+            for e in self.grubby_info('ALL'):
+                want = expected.get(e.get('id') or e['index'])
+                if want is None or tokenize(' '.join(want)) != tokenize(' '.join(e['tokens'])) \
+                        or unsatisfied(e['tokens'], self.present, self.absent):
+                    raise CmdlineError(
+                        'grubby %s left entry %s with args %r where %r was expected (grubby splits arguments on '
+                        'blanks, so quoted values with spaces cannot go through it); the BLS entries were restored'
+                        % (' '.join(cmd), e.get('title') or e.get('kernel'), ' '.join(e['tokens']),
+                           ' '.join(want or [])))
+        self.apply_defaults(before_defaults, after_defaults)
+        changed_files = [f for f in snapshot if os.path.exists(f) and read_text(f) != snapshot[f]]
+        for f in changed_files:
+            self.add_diff(f, snapshot[f], read_text(f))
+        try:
+            next_tokens = self.grubby_info('DEFAULT')[0]['tokens']
+        except (CmdlineError, IndexError):
+            pass
+        return True, changed_files, next_tokens
+
+    # ---------------------------------------------------------------- grub.cfg targets
+
+    def targets(self, backend):
+        given = self.p['grub_cfg_paths']
+        if given:
+            paths, notes = resolve_targets(given, self.boot_dir, self.etc_dir)
+            missing = [t for t in paths if not os.path.isfile(t)]
+            if missing and backend == 'grubcfg':
+                raise CmdlineError('grub_cfg_paths: %s does not exist; backend grubcfg edits existing files only'
+                                   % ', '.join(missing))
+            for t in missing:
+                if not os.path.isdir(os.path.dirname(t)):
+                    raise CmdlineError('grub_cfg_paths: the directory of %s does not exist' % t)
+        else:
+            paths, notes = grub_cfg_candidates(backend, self.boot_dir, self.etc_dir)
+            if not paths:
+                raise CmdlineError('backend %s: no grub.cfg found under %s (nor via %s/grub2.cfg, %s/grub2-efi.cfg); '
+                                   'give grub_cfg_paths' % (backend, self.boot_dir, self.etc_dir, self.etc_dir))
+        self.notes.extend(notes)
+        return paths
+
+    def cfg_satisfied(self, text):
+        lines = grub_cfg_linux_lines(text)
+        if not lines:
+            return False
+        first = lines[0][2]
+        if unsatisfied(first, self.present, []):
+            return False
+        return not any(unsatisfied(toks, [], self.absent) for _i, _k, toks in lines)
+
+    def run_grubcfg(self):
+        before_defaults, after_defaults = self.plan_defaults(required=False)
+        plans = []
+        for path in self.targets('grubcfg'):
+            before = read_text(path)
+            if not grub_cfg_linux_lines(before):
+                raise CmdlineError('%s has no linux/linux16/linuxefi line to edit (BLS or stub config?); '
+                                   'choose backend grubby or grub2-mkconfig' % path)
+            after = edit_grub_cfg(before, self.present, self.absent)
+            plans.append((path, before, after))
+            self.add_diff(path, before, after)
+        changed_paths = [pl[0] for pl in plans if pl[1] != pl[2]]
+        changed = bool(changed_paths) or before_defaults != after_defaults
+        next_tokens = grub_cfg_default_cmdline(plans[0][2]) if plans else None
+        if not changed or self.module.check_mode:
+            return changed, changed_paths, next_tokens
+        staged = []
+        try:
+            for path, before, after in plans:
+                if before == after:
+                    continue
+                fd, tmp = tempfile.mkstemp(prefix='.grub.cfg.', suffix='.numaops', dir=os.path.dirname(path))
+                staged.append((path, tmp, before))
+                with os.fdopen(fd, 'w') as f:
+                    f.write(after)
+                self.script_check(tmp)
+            self.apply_defaults(before_defaults, after_defaults)
+            for path, tmp, before in staged:
+                self.backup(path)
+                self._restore.append((path, before))
+                self.module.atomic_move(tmp, path)
+        finally:
+            for _path, tmp, _b in staged:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        return True, changed_paths, next_tokens
+
+    # ---------------------------------------------------------------- regeneration
+
+    def run_regenerate(self):
+        if not self.mkconfig:
+            raise CmdlineError('backend %s: neither grub2-mkconfig nor grub-mkconfig was found; install grub or '
+                               'give grub_mkconfig_path' % self.backend)
+        if self.backend == 'update-grub' and not self.p['grub_mkconfig_path'] and os.path.basename(self.mkconfig) == 'grub2-mkconfig':
+            alt = self.module.get_bin_path('grub-mkconfig', opt_dirs=SBIN)
+            self.mkconfig = alt or self.mkconfig
+        before_defaults, after_defaults = self.plan_defaults(required=True)
+        targets = self.targets(self.backend)
+        current = {}
+        for t in targets:
+            current[t] = read_text(t) if os.path.isfile(t) else ''
+        stale = [t for t in targets if not self.cfg_satisfied(current[t])]
+        for t in targets:
+            if 'blscfg' in current[t] and not grub_cfg_linux_lines(current[t]):
+                raise CmdlineError('%s boots BLS entries (blscfg) and has no linux line: the arguments live in the '
+                                   'BLS entries; use backend grubby' % t)
+        defaults_changed = before_defaults != after_defaults
+        regen = targets if defaults_changed else stale
+        changed = bool(regen)
+        first = current[targets[0]]
+        predicted = edit_grub_cfg(first, self.present, self.absent) if first else ''
+        next_tokens = grub_cfg_default_cmdline(predicted) or edit_tokens(
+            grub_defaults_cmdline(after_defaults, self.p['grub_defaults_path'])['GRUB_CMDLINE_LINUX'], [], [])
+        if not changed or self.module.check_mode:
+            for t in regen:
+                self.add_diff(t, current[t], edit_grub_cfg(current[t], self.present, self.absent))
+            return changed, regen, next_tokens
+
+        self.apply_defaults(before_defaults, after_defaults)
+        staged = []
+        try:
+            for t in regen:
+                fd, tmp = tempfile.mkstemp(prefix='.grub.cfg.', suffix='.numaops', dir=os.path.dirname(t))
+                os.close(fd)
+                staged.append((t, tmp))
+                rc, out, err = self.module.run_command([self.mkconfig, '-o', tmp])
+                if rc != 0:
+                    raise CmdlineError('%s -o %s failed (rc=%d): %s; nothing was installed and %s was restored'
+                                       % (self.mkconfig, t, rc, (err or out).strip()[-2000:], self.p['grub_defaults_path']))
+                self.script_check(tmp)
+                text = read_text(tmp)
+                if not self.cfg_satisfied(text):
+                    lines = grub_cfg_linux_lines(text)
+                    missing = unsatisfied(lines[0][2], self.present, self.absent) if lines else ['any linux line']
+                    raise CmdlineError(
+                        'the grub.cfg generated for %s by %s does not carry %s (snippets in %s.d/ overriding '
+                        'GRUB_CMDLINE_LINUX*, or a BLS layout?); nothing was installed and %s was restored'
+                        % (t, self.mkconfig, ', '.join(missing), self.p['grub_defaults_path'], self.p['grub_defaults_path']))
+            for t, tmp in staged:
+                new = read_text(tmp)
+                self.add_diff(t, current[t], new)
+                self.backup(t)
+                self.module.atomic_move(tmp, t)
+                if t == targets[0]:
+                    next_tokens = grub_cfg_default_cmdline(new)
+        finally:
+            for _t, tmp in staged:
+                for leftover in (tmp, tmp + '.new'):
+                    if os.path.exists(leftover):
+                        os.unlink(leftover)
+        return True, regen, next_tokens
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            args=dict(type='list', elements='str', default=[]),
+            state=dict(type='str', choices=['present', 'absent'], default='present'),
+            absent_args=dict(type='list', elements='str', default=[]),
+            backend=dict(type='str', choices=['auto', 'grubby', 'grub2-mkconfig', 'update-grub', 'grubcfg'], default='auto'),
+            grub_defaults_path=dict(type='path', default='/etc/default/grub'),
+            grub_defaults_variable=dict(type='str', choices=['GRUB_CMDLINE_LINUX', 'GRUB_CMDLINE_LINUX_DEFAULT'],
+                                        default='GRUB_CMDLINE_LINUX'),
+            grub_cfg_paths=dict(type='list', elements='path'),
+            proc_cmdline_path=dict(type='path', default='/proc/cmdline'),
+            boot_dir=dict(type='path', default='/boot'),
+            bls_dir=dict(type='path'),
+            backup=dict(type='bool', default=False),
+            grubby_path=dict(type='path'),
+            grub_mkconfig_path=dict(type='path'),
+            update_grub_path=dict(type='path'),
+            grub_script_check_path=dict(type='path'),
+        ),
+        supports_check_mode=True,
+    )
+    KernelCmdline(module).run()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,308 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""kernel_cmdline against sandbox trees: the real Debian grub-mkconfig / grub-script-check (run in a
+private mount namespace by tests/standins/grub_sandbox.py), the grubby stand-in for BLS layouts."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
+
+TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(TESTS), 'standins'))
+import grub_sandbox  # noqa: E402  pylint: disable=wrong-import-position
+
+SCRIPT_CHECK = shutil.which('grub-script-check') or '/usr/bin/grub-script-check'
+HAVE_GRUB = os.path.exists(grub_sandbox.REAL_MKCONFIG) and os.path.exists(SCRIPT_CHECK)
+
+
+def can_unshare():
+    if not HAVE_GRUB or os.geteuid() != 0 or not shutil.which('unshare'):
+        return False
+    return subprocess.call(['unshare', '--mount', 'true'], stderr=subprocess.DEVNULL) == 0
+
+
+needs_grub = pytest.mark.skipif(not can_unshare(), reason='needs root, unshare and the Debian grub tools '
+                                                          '(grub-common, grub2-common)')
+WANT = ['mem_sampling_on', 'numa_icon=enable']
+
+
+def run(capsys, check=False, diff=False, **args):
+    if check:
+        args['_ansible_check_mode'] = True
+    if diff:
+        args['_ansible_diff'] = True
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            kernel_cmdline.main()
+    res = json.loads(capsys.readouterr().out)
+    print(res.get("msg"), file=sys.stderr)
+    return res
+
+
+def sandbox(tmp_path, layout, **kw):
+    return grub_sandbox.build(layout, str(tmp_path / layout), **kw)
+
+
+def common(root, **extra):
+    args = dict(grub_defaults_path=root + '/etc/default/grub', boot_dir=root + '/boot',
+                proc_cmdline_path=root + '/proc/cmdline', grub_script_check_path=SCRIPT_CHECK,
+                grubby_path=None, update_grub_path=None)
+    args.update(extra)
+    return dict((k, v) for k, v in args.items() if v is not None)
+
+
+def snapshot(root):
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        if '/etc/grub.d' in dirpath or '/usr/sbin' in dirpath:
+            continue
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if os.path.isfile(p):
+                with open(p, 'rb') as fh:
+                    out[p] = fh.read()
+    return out
+
+
+def linux_lines(path):
+    with open(path) as f:
+        return [line.split()[2:] for line in f if line.strip().startswith(('linux\t', 'linux ', 'linux16', 'linuxefi'))]
+
+
+# ------------------------------------------------------------------ Debian / update-grub
+
+
+@needs_grub
+def test_update_grub_generates_checks_and_is_idempotent(tmp_path, capsys):
+    root = sandbox(tmp_path, 'debian')
+    args = common(root, args=WANT, update_grub_path=root + '/usr/sbin/update-grub',
+                  grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
+    predicted = run(capsys, check=True, diff=True, **args)
+    assert predicted['changed'] is True and predicted['backend'] == 'update-grub'
+    assert predicted['reboot_required'] is True
+    assert not os.path.exists(root + '/boot/grub/grub.cfg')  # check mode wrote nothing
+    res = run(capsys, **args)
+    assert res['changed'] is True
+    assert res['grub_cfg_paths'] == [root + '/boot/grub/grub.cfg']
+    with open(root + '/etc/default/grub') as f:
+        assert 'GRUB_CMDLINE_LINUX="mem_sampling_on numa_icon=enable"\n' in f.read()
+    lines = linux_lines(root + '/boot/grub/grub.cfg')
+    assert lines and all('mem_sampling_on' in toks and 'numa_icon=enable' in toks for toks in lines)
+    assert res['cmdline_next'].endswith('ro mem_sampling_on numa_icon=enable quiet')
+    assert predicted['diff'][0]['after'] == res['diff'][0]['after']  # check mode predicted the defaults file
+    assert res['reboot_required'] is True  # /proc/cmdline still shows the old boot
+    again = run(capsys, **args)
+    assert again['changed'] is False and again['grub_cfg_paths'] == []
+    assert again['reboot_required'] is True
+    # after a "reboot" with the new command line nothing is required any more
+    with open(root + '/proc/cmdline', 'w') as f:
+        f.write('BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-amd64 root=/dev/vda ro mem_sampling_on numa_icon=enable quiet\n')
+    assert run(capsys, **args)['reboot_required'] is False
+    # replace a value, then remove it whatever its value
+    res = run(capsys, **dict(args, args=['numa_icon=disable']))
+    assert res['changed'] is True and 'numa_icon=disable' in linux_lines(root + '/boot/grub/grub.cfg')[0]
+    res = run(capsys, **dict(args, args=['numa_icon'], state='absent'))
+    assert res['changed'] is True
+    assert not any(t.startswith('numa_icon') for t in linux_lines(root + '/boot/grub/grub.cfg')[0])
+
+
+@needs_grub
+def test_broken_grub_d_never_installs_and_restores_defaults(tmp_path, capsys):
+    root = sandbox(tmp_path, 'debian', broken_grub_d=True)
+    cfg = root + '/boot/grub/grub.cfg'
+    with open(cfg, 'w') as f:
+        f.write('# the config that boots today\nmenuentry x {\n\tlinux /vmlinuz root=/dev/vda ro quiet\n}\n')
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, backend='update-grub', grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig'))
+    assert res['failed'] is True
+    assert 'nothing was installed' in res['msg']
+    assert snapshot(root) == before  # every file byte-identical, no temp file left behind
+    assert not glob.glob(root + '/boot/grub/.grub.cfg.*')
+
+
+@needs_grub
+def test_broken_output_caught_by_our_own_script_check(tmp_path, capsys):
+    # a generator that does not check its output itself (unlike grub-mkconfig): our grub-script-check must
+    root = sandbox(tmp_path, 'openeuler-bios')
+    gen = root + '/usr/sbin/sloppy-mkconfig'
+    with open(gen, 'w') as f:
+        f.write('#!/bin/sh\n[ "$1" = -o ] && printf "menuentry x {\\n linux /v mem_sampling_on numa_icon=enable\\n" > "$2"\n')
+    os.chmod(gen, 0o755)
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, backend='grub2-mkconfig', grub_mkconfig_path=gen))
+    assert res['failed'] is True and 'rejected the generated grub.cfg' in res['msg']
+    assert snapshot(root) == before
+
+
+# ------------------------------------------------------------------ openEuler / grub2-mkconfig
+
+
+@needs_grub
+def test_openeuler_bios_follows_grub2_cfg_link(tmp_path, capsys):
+    root = sandbox(tmp_path, 'openeuler-bios')
+    args = common(root, args=WANT, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig')
+    res = run(capsys, **args)
+    assert res['backend'] == 'grub2-mkconfig' and res['changed'] is True
+    assert res['grub_cfg_paths'] == [root + '/boot/grub2/grub.cfg']
+    assert any('grub2-efi.cfg' in n and 'does not exist' in n for n in res['notes'])
+    assert all('numa_icon=enable' in toks for toks in linux_lines(root + '/boot/grub2/grub.cfg'))
+    assert run(capsys, **args)['changed'] is False
+
+
+@needs_grub
+def test_openeuler_efi_regenerates_the_efi_file(tmp_path, capsys):
+    root = sandbox(tmp_path, 'openeuler-efi')
+    efi = root + '/boot/efi/EFI/openEuler/grub.cfg'
+    args = common(root, args=WANT, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig')
+    predicted = run(capsys, check=True, diff=True, **args)
+    assert predicted['grub_cfg_paths'] == [efi]
+    # the check-mode grub.cfg diff is the predicted edit of the linuxefi lines
+    assert 'linuxefi /vmlinuz-5.10.0-136.12.0.86.oe2203sp1.x86_64 root=/dev/mapper/openeuler-root ro ' \
+           'rd.lvm.lv=openeuler/root rd.lvm.lv=openeuler/swap video=VGA-1:640x480-32@60me cgroup_disable=files ' \
+           'apparmor=0 crashkernel=512M rhgb quiet mem_sampling_on numa_icon=enable' in predicted['diff'][1]['after']
+    res = run(capsys, **args)
+    assert res['grub_cfg_paths'] == [efi]
+    assert res['cmdline_next'] == predicted['cmdline_next'].replace(
+        '/vmlinuz', '/vmlinuz') or 'mem_sampling_on numa_icon=enable' in res['cmdline_next']
+    assert all('mem_sampling_on' in toks for toks in linux_lines(efi))
+    assert not os.path.exists(root + '/boot/grub2/grub.cfg')  # the dangling /etc/grub2.cfg was not "fixed"
+    assert run(capsys, **args)['changed'] is False
+
+
+@needs_grub
+def test_openeuler_efi_stub_regenerates_its_target_not_the_stub(tmp_path, capsys):
+    root = sandbox(tmp_path, 'openeuler-efi-stub')
+    stub = root + '/boot/efi/EFI/openEuler/grub.cfg'
+    with open(stub) as f:
+        stub_text = f.read()
+    res = run(capsys, **common(root, args=WANT, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig'))
+    assert res['grub_cfg_paths'] == [root + '/boot/grub2/grub.cfg']
+    assert any('stub' in n for n in res['notes'])
+    with open(stub) as f:
+        assert f.read() == stub_text
+    assert 'mem_sampling_on' in linux_lines(root + '/boot/grub2/grub.cfg')[0]
+
+
+@needs_grub
+def test_both_links_regenerated_when_both_exist(tmp_path, capsys):
+    root = sandbox(tmp_path, 'openeuler-efi')
+    shutil.copy(root + '/boot/efi/EFI/openEuler/grub.cfg', root + '/boot/grub2/grub.cfg')
+    res = run(capsys, **common(root, args=WANT, backup=True, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig'))
+    assert sorted(res['grub_cfg_paths']) == sorted([root + '/boot/grub2/grub.cfg', root + '/boot/efi/EFI/openEuler/grub.cfg'])
+    for p in res['grub_cfg_paths']:
+        assert 'numa_icon=enable' in linux_lines(p)[0]
+    assert len(res['backup_files']) == 3  # /etc/default/grub and both grub.cfg
+
+
+# ------------------------------------------------------------------ grubcfg (openFuyao: edit /etc/grub2-efi.cfg)
+
+
+def test_grubcfg_edits_linux_lines_through_the_link(tmp_path, capsys):
+    root = grub_sandbox.build('openeuler-efi', str(tmp_path / 'oe'))
+    efi = root + '/boot/efi/EFI/openEuler/grub.cfg'
+    args = common(root, args=WANT + ['crashkernel=1024M'], backend='grubcfg', grub_cfg_paths=[root + '/etc/grub2-efi.cfg'])
+    if not os.path.exists(SCRIPT_CHECK):
+        del args['grub_script_check_path']
+    predicted = run(capsys, check=True, diff=True, **args)
+    assert predicted['changed'] is True and predicted['grub_cfg_paths'] == [efi]
+    res = run(capsys, **args)
+    assert res['cmdline_next'] == predicted['cmdline_next']
+    for toks in linux_lines(efi):
+        assert toks[-3:] == ['quiet', 'mem_sampling_on', 'numa_icon=enable']
+        assert 'crashkernel=1024M' in toks and 'crashkernel=512M' not in toks
+    assert os.path.islink(root + '/etc/grub2-efi.cfg')  # the link is kept, its target edited
+    with open(root + '/etc/default/grub') as f:
+        assert 'crashkernel=1024M' in f.read()  # kept in step for a later regeneration
+    assert run(capsys, **args)['changed'] is False
+
+
+# ------------------------------------------------------------------ grubby (stand-in) with BLS entries
+
+
+def test_grubby_updates_all_entries_and_defaults(tmp_path, capsys):
+    root = grub_sandbox.build('bls', str(tmp_path / 'bls'))
+    args = common(root, args=WANT + ['rhgb'], absent_args=['quiet'], grubby_path=root + '/usr/sbin/grubby',
+                  bls_dir=root + '/boot/loader/entries')
+    args.pop('grub_script_check_path')
+    predicted = run(capsys, check=True, **args)
+    assert predicted['backend'] == 'grubby' and predicted['changed'] is True
+    assert len(predicted['grub_cfg_paths']) == 3
+    res = run(capsys, **args)
+    assert res['cmdline_next'] == predicted['cmdline_next']
+    assert res['cmdline_next'].startswith('root=/dev/mapper/rl-root ro ')
+    assert res['cmdline_next'].endswith('rhgb $tuned_params mem_sampling_on numa_icon=enable')
+    for f in glob.glob(root + '/boot/loader/entries/*.conf'):
+        with open(f) as fh:
+            opts = [line for line in fh if line.startswith('options ')][0].split()
+        assert 'mem_sampling_on' in opts and 'numa_icon=enable' in opts and 'quiet' not in opts
+    with open(root + '/etc/default/grub') as f:
+        text = f.read()
+    assert 'rd.lvm.lv=rl/swap rhgb mem_sampling_on numa_icon=enable"' in text
+    again = run(capsys, **args)
+    assert again['changed'] is False and again['reboot_required'] is True
+
+
+def test_grubby_failure_restores_entries(tmp_path, capsys):
+    root = grub_sandbox.build('bls', str(tmp_path / 'bls'))
+    # a quoted value with a space: grubby splits --remove-args on blanks and leaves half of it behind
+    entry = sorted(glob.glob(root + '/boot/loader/entries/*.conf'))[0]
+    with open(entry) as f:
+        text = f.read()
+    with open(entry, 'w') as f:
+        f.write(text.replace(' quiet', ' quiet dyndbg="file foo.c +p"'))
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=['dyndbg'], state='absent', grubby_path=root + '/usr/sbin/grubby',
+                               bls_dir=root + '/boot/loader/entries', grub_script_check_path=None))
+    assert res['failed'] is True and 'restored' in res['msg']
+    assert snapshot(root) == before
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_no_boot_loader_found(tmp_path, capsys):
+    root = str(tmp_path)
+    os.makedirs(root + '/etc/default')
+    os.makedirs(root + '/boot')
+    os.makedirs(root + '/proc')
+    with open(root + '/proc/cmdline', 'w') as f:
+        f.write('ro quiet\n')
+    empty = str(tmp_path / 'nothing-here')
+    os.makedirs(empty)
+    res = run(capsys, **common(root, args=WANT, grub_script_check_path=None))
+    # host tools may be on PATH; with an empty /boot grubby/grub2-mkconfig cannot apply
+    if res.get('failed'):
+        assert 'no supported boot loader found' in res['msg'] or 'does not exist' in res['msg']
+
+
+@pytest.mark.parametrize('bad, expect', [
+    (['isolcpus=$(reboot)'], "contains '$'"),
+    (['foo=a b'], 'double-quoted value'),
+    (["foo='x'"], "contains \"'\""),
+    (['foo=`id`'], "contains '`'"),
+    (['--'], 'init arguments'),
+])
+def test_bad_values_refused_and_files_untouched(tmp_path, capsys, bad, expect):
+    root = grub_sandbox.build('openeuler-efi', str(tmp_path / 'oe'))
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=bad, backend='grubcfg', grub_script_check_path=None))
+    assert res['failed'] is True and expect in res['msg']
+    assert snapshot(root) == before
+
+
+def test_conflicting_args(tmp_path, capsys):
+    root = grub_sandbox.build('openeuler-efi', str(tmp_path / 'oe'))
+    res = run(capsys, **common(root, args=['isolcpus=2-5'], absent_args=['isolcpus'], backend='grubcfg',
+                               grub_script_check_path=None))
+    assert res['failed'] is True and 'conflicting args: isolcpus' in res['msg']
