@@ -40,7 +40,7 @@ _UUID_RE = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 _HASH_RE = re.compile(r'^[0-9a-f]{32}$')
 _CONTAINER_ID_RE = re.compile(r'^([a-z-]+)://([0-9a-f]{64})$')
 _ROOT_COMPONENT_RE = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9_.-]*$')
-_KUBELET_DRIVER_RE = re.compile(r'''^["']?cgroupDriver["']?\s*:\s*["']?([A-Za-z]+)["']?\s*,?\s*(#.*)?$''')
+_KUBELET_DRIVER_RE = re.compile(r'''^["']?cgroupDriver["']?\s*:\s*["']?([^\s"'#,]+)["']?\s*,?\s*(#.*)?$''')
 
 
 class CgroupPathError(ValueError):
@@ -49,7 +49,7 @@ class CgroupPathError(ValueError):
 
 def validate_pod_uid(uid):
     """Return the UID when it has a form Kubernetes produces (lower-case UUID or 32-hex hash)."""
-    if isinstance(uid, str) and (_UUID_RE.match(uid) or _HASH_RE.match(uid)):
+    if isinstance(uid, str) and (_UUID_RE.fullmatch(uid) or _HASH_RE.fullmatch(uid)):
         return uid
     raise CgroupPathError('pod UID %r is not a Kubernetes pod UID; allowed: a lower-case UUID like '
                           '0b6a3c1e-4f7d-4a8e-9c1b-2d3e4f5a6b7c (or the 32-hex config hash of a static pod)' % (uid,))
@@ -74,7 +74,7 @@ def parse_container_id(container_id):
 
     Accepted runtimes: containerd://, cri-o:// (returned as 'crio') and docker://.
     """
-    match = _CONTAINER_ID_RE.match(container_id) if isinstance(container_id, str) else None
+    match = _CONTAINER_ID_RE.fullmatch(container_id) if isinstance(container_id, str) else None
     if not match or match.group(1) not in RUNTIMES:
         raise CgroupPathError('container ID %r is not one a supported runtime produces; allowed: '
                               'containerd://, cri-o:// or docker:// followed by 64 lower-case hex digits'
@@ -89,7 +89,7 @@ def root_components(kubelet_cgroup_root):
         return []
     parts = text.split('/')
     for part in parts:
-        if part in ('.', '..') or not _ROOT_COMPONENT_RE.match(part):
+        if part in ('.', '..') or not _ROOT_COMPONENT_RE.fullmatch(part):
             raise CgroupPathError(
                 'kubelet_cgroup_root %r is not a cgroup path the kubelet accepts; allowed: "" or "/", or '
                 'components of letters, digits, "_", "-" and "." separated by "/" (no "." or "..")'
@@ -155,7 +155,7 @@ def pod_path(driver, qos_class, uid, kubelet_cgroup_root=''):
 def container_dir_name(driver, runtime, container_id):
     """Directory name of a container's cgroup inside its pod's cgroup."""
     _check_driver(driver)
-    if runtime not in SYSTEMD_SCOPE_PREFIX or not re.match(r'^[0-9a-f]{64}$', container_id or ''):
+    if runtime not in SYSTEMD_SCOPE_PREFIX or not re.fullmatch(r'[0-9a-f]{64}', container_id or ''):
         raise CgroupPathError('container %r of runtime %r cannot be named; allowed runtimes: %s with 64 '
                               'lower-case hex digits' % (container_id, runtime, ', '.join(sorted(SYSTEMD_SCOPE_PREFIX))))
     if driver == 'systemd':
@@ -200,7 +200,7 @@ def driver_from_kubelet_config(text):
         for line in text.splitlines():
             if line[:1] in (' ', '\t'):
                 continue
-            match = _KUBELET_DRIVER_RE.match(line.rstrip())
+            match = _KUBELET_DRIVER_RE.fullmatch(line.rstrip())
             if match:
                 value = match.group(1)
     if value is None:

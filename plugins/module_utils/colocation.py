@@ -114,16 +114,16 @@ def _check_label_key(key, field, owner):
     if not isinstance(key, str) or not key:
         _fail(owner, field, key, allowed)
     prefix, sep, name = key.rpartition('/')
-    if sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix)):
+    if sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.fullmatch(prefix)):
         _fail(owner, field, key, allowed)
-    if len(name) > 63 or not _LABEL_NAME_RE.match(name):
+    if len(name) > 63 or not _LABEL_NAME_RE.fullmatch(name):
         _fail(owner, field, key, allowed)
 
 
 def _check_label_value(value, field, owner):
     allowed = ('a label value: a string of at most 63 characters [A-Za-z0-9-_.], empty or starting '
                'and ending with an alphanumeric character')
-    if not isinstance(value, str) or len(value) > 63 or (value and not _LABEL_NAME_RE.match(value)):
+    if not isinstance(value, str) or len(value) > 63 or (value and not _LABEL_NAME_RE.fullmatch(value)):
         _fail(owner, field, value, allowed)
 
 
@@ -228,7 +228,7 @@ def parse_timestamp(value):
         return None
     if isinstance(value, datetime.datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    match = _TIMESTAMP_RE.match(value) if isinstance(value, str) else None
+    match = _TIMESTAMP_RE.fullmatch(value) if isinstance(value, str) else None
     if not match:
         raise ValueError('not an RFC 3339 timestamp like 2026-11-29T10:00:00Z: %s' % _show(value))
     year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
@@ -260,11 +260,11 @@ def parse_config(obj, default_namespace=None):
     name = metadata.get('name')
     namespace = metadata.get('namespace') or default_namespace
     owner = '%s/%s' % (namespace or '?', name or '?')
-    if not isinstance(name, str) or not name or len(name) > 253 or not _DNS_SUBDOMAIN_RE.match(name):
+    if not isinstance(name, str) or not name or len(name) > 253 or not _DNS_SUBDOMAIN_RE.fullmatch(name):
         _fail(owner, 'metadata.name', name,
               'a DNS subdomain name (lower-case alphanumerics, "-" and ".", at most 253 characters)')
     if not isinstance(namespace, str) or not namespace or len(namespace) > 63 \
-            or not re.match(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', namespace):
+            or not re.fullmatch(r'[a-z0-9]([-a-z0-9]*[a-z0-9])?', namespace):
         _fail(owner, 'metadata.namespace', namespace,
               'a namespace name (%s is namespaced; set metadata.namespace)' % KIND)
     api_version = obj.get('apiVersion')
