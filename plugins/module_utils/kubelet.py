@@ -170,19 +170,19 @@ def parse_go_bool(value):
             return True
         if value in _GO_FALSE:
             return False
-    raise ValueError('%r is not a boolean string (allowed: "true" or "false"; kubelet also accepts '
-                     '1, t, T, TRUE, True, 0, f, F, FALSE, False)' % (value,))
+    raise ValueError('%s is not a boolean string (allowed: "true" or "false"; kubelet also accepts '
+                     '1, t, T, TRUE, True, 0, f, F, FALSE, False)' % _pretty(value))
 
 
 def parse_duration(value):
     """time.ParseDuration; returns nanoseconds as a Fraction or raises ValueError."""
     if not isinstance(value, str):
-        raise ValueError('%r is not a duration string like "10s", "1m30s" or "500ms"' % (value,))
+        raise ValueError('%s is not a duration string like "10s", "1m30s" or "500ms"' % _pretty(value))
     if value in ('0', '+0', '-0'):
         return Fraction(0)
     if not _DURATION_RE.match(value):
-        raise ValueError('%r is not a duration like "10s", "1m30s" or "500ms" (units: ns, us, ms, s, m, h)'
-                         % (value,))
+        raise ValueError('%s is not a duration like "10s", "1m30s" or "500ms" (units: ns, us, ms, s, m, h)'
+                         % _pretty(value))
     sign = -1 if value.startswith('-') else 1
     total = Fraction(0)
     for number, unit in _DURATION_PART_RE.findall(value.lstrip('+-')):
@@ -193,20 +193,20 @@ def parse_duration(value):
 def parse_cpuset(value):
     """k8s.io/utils/cpuset.Parse ("0-3,8" -> {0, 1, 2, 3, 8}); raises ValueError."""
     if not isinstance(value, str):
-        raise ValueError('%r is not a CPU list string like "0-1" or "0,2,4-7"' % (value,))
+        raise ValueError('%s is not a CPU list string like "0-1" or "0,2,4-7"' % _pretty(value))
     cpus = set()
     if value == '':
         return frozenset()
     for part in value.split(','):
         bounds = part.split('-', 1)
         if not all(_DIGITS_RE.match(b) for b in bounds):
-            raise ValueError('%r is not a CPU list like "0-1" or "0,2,4-7": bad element %r' % (value, part))
+            raise ValueError('%s is not a CPU list like "0-1" or "0,2,4-7": bad element "%s"' % (_pretty(value), part))
         if len(bounds) == 1:
             cpus.add(int(bounds[0]))
             continue
         start, end = int(bounds[0]), int(bounds[1])
         if start > end:
-            raise ValueError('%r is not a CPU list: invalid range %r (%d > %d)' % (value, part, start, end))
+            raise ValueError('%s is not a CPU list: invalid range "%s" (%d > %d)' % (_pretty(value), part, start, end))
         cpus.update(range(start, end + 1))
     return frozenset(cpus)
 
@@ -230,14 +230,14 @@ def parse_kubelet_version(value):
     """'1.31', 'v1.31.2', '1.31.2-eks-1234' -> 31 (the minor of kubelet 1.x); raises ValueError."""
     match = _VERSION_RE.match(str(value).strip())
     if not match or match.group(1) != '1':
-        raise ValueError('kubelet_version %r is not a Kubernetes 1.x version like "1.31" or "v1.31.2"' % (value,))
+        raise ValueError('kubelet_version %s is not a Kubernetes 1.x version like "1.31" or "v1.31.2"' % _pretty(value))
     minor = int(match.group(2))
     if minor < OLDEST_KNOWN_MINOR:
         hint = ''
         if len(match.group(2)) == 1 and not str(value).startswith('v'):
             hint = ' (if you meant 1.%s0, quote it: YAML reads 1.%s0 as the number 1.%s)' % ((match.group(2),) * 3)
-        raise ValueError('kubelet_version %r is older than the oldest kubelet this module knows (1.%d)%s; '
-                         'omit kubelet_version to skip the maturity checks' % (value, OLDEST_KNOWN_MINOR, hint))
+        raise ValueError('kubelet_version %s is older than the oldest kubelet this module knows (1.%d)%s; '
+                         'omit kubelet_version to skip the maturity checks' % (_pretty(value), OLDEST_KNOWN_MINOR, hint))
     return minor
 
 
@@ -284,6 +284,23 @@ def _quantity_string(where, value, errors):
     return str(value)
 
 
+def plain_value(value):
+    """A deep copy made of exact built-in types (Ansible hands over tagged str/dict/list subclasses)."""
+    if isinstance(value, dict):
+        return dict((plain_value(key), plain_value(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [plain_value(item) for item in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return value
+
+
 def requested_values(params):
     """Turn module parameters into ``{key: new value or REMOVE}`` for the keys the task sets.
 
@@ -294,7 +311,7 @@ def requested_values(params):
     errors = []
     wanted = {}
     for option, key in OPTION_KEYS:
-        value = params.get(option)
+        value = plain_value(params.get(option))
         if value is None:
             continue
         if isinstance(value, str) and option in ('cpu_manager_policy_options', 'topology_manager_policy_options',
