@@ -243,7 +243,6 @@ def parse_timestamp(value):
     return datetime.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
 
 
-
 def parse_config(obj, default_namespace=None):
     """Parse a ColocationConfiguration API object (a dict) into a ColocationConfig.
 

@@ -190,9 +190,15 @@ pods:
     uid: {description: Pod UID., type: str, returned: always}
     config_name: {description: Name of the ColocationConfiguration applied (null for a reset or an annotation without name)., type: str, returned: always}
     qos_class: {description: The pod's Kubernetes QoS class., type: str, returned: always}
-    cgroup: {description: The pod's cgroup, relative to O(cgroup_root)., type: str, returned: always}
+    cgroup:
+      description: The pod's cgroup, relative to O(cgroup_root).
+      type: str
+      returned: always
     reset: {description: Whether the pod is reset to max/0/0., type: bool, returned: always}
-    skipped: {description: Why the whole pod was skipped, or null., type: str, returned: always}
+    skipped:
+      description: Why the whole pod was skipped (null when it was not).
+      type: str
+      returned: always
     containers:
       description: Per container of C(spec.containers).
       type: list
@@ -209,7 +215,10 @@ pods:
         actual: {description: The values found before this run (null when skipped)., type: dict, returned: always}
         drift: {description: The files whose actual value differs from the expected one., type: list, elements: str, returned: always}
         changed: {description: Whether any file of this container was (or would be) written., type: bool, returned: always}
-        skipped: {description: Why the container was skipped, or null., type: str, returned: always}
+        skipped:
+          description: Why the container was skipped (null when it was not).
+          type: str
+          returned: always
 levels:
   description:
     - The pod, QoS-class and kubepods cgroups and their C(memory.min)/C(memory.low) (sum of their children).

@@ -403,7 +403,7 @@ def test_plan_node_reset_lowers_levels_children_first():
     result = mq.plan_node([plan], snap, children, {'kubepods': 'kubepods.slice',
                                                    'qos': ['kubepods.slice/kubepods-burstable.slice']}, True, 4096)
     order = [(w['level'], w['file']) for w in result['writes'] if w['file'] != 'memory.high']
-    assert [lvl for lvl, _ in order] == sorted([lvl for lvl, _ in order], reverse=True)
+    assert [o[0] for o in order] == sorted([o[0] for o in order], reverse=True)
     assert {w['new'] for w in result['writes']} == {'0', 'max'}
     assert mq.check_order(result['writes'], snap, _parents(children)) is None
 
