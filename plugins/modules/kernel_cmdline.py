@@ -294,7 +294,8 @@ class KernelCmdline(object):
         given = self.p[option]
         if given:
             if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-                self.module.fail_json(msg='%s: %s is not an executable file' % (option, given))
+                self.notes.append('%s: %s is not an executable file; treated as not installed' % (option, given))
+                return None
             return given
         for name in names:
             found = self.module.get_bin_path(name, opt_dirs=SBIN)

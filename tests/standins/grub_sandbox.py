@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -25,7 +25,6 @@ Prints DEST. Needs root (mount namespaces), like the grub tools themselves.
 
 import os
 import shutil
-import stat
 import subprocess
 import sys
 
@@ -101,8 +100,10 @@ def build(layout, dest, broken_grub_d=False):
     else:
         _write_exec(os.path.join(sbin, 'grub2-mkconfig'), wrapper)
     if layout == 'bls':
-        shutil.copy2(os.path.join(HERE, 'grubby'), os.path.join(sbin, 'grubby'))
-        os.chmod(os.path.join(sbin, 'grubby'), os.stat(os.path.join(sbin, 'grubby')).st_mode | stat.S_IXUSR)
+        with open(os.path.join(HERE, 'grubby')) as f:
+            text = f.read()
+        # run the stand-in with the interpreter building the sandbox (no "python" on PATH needed)
+        _write_exec(os.path.join(sbin, 'grubby'), text.replace('#!/usr/bin/env python', '#!' + sys.executable, 1))
     return dest
 
 

@@ -69,8 +69,8 @@ def test_parse_arg_refuses(text, message):
 
 def test_parse_wanted_groups_dedups_and_detects_conflicts():
     present, absent = wanted(['console=tty0', 'quiet', 'console=ttyS0', 'quiet'], absent=['rhgb'])
-    assert [(k, [v.raw for v in vs]) for k, vs in present] == [('console', ['console=tty0', 'console=ttyS0']),
-                                                                ('quiet', ['quiet'])]
+    got = [(k, [v.raw for v in vs]) for k, vs in present]
+    assert got == [('console', ['console=tty0', 'console=ttyS0']), ('quiet', ['quiet'])]
     assert absent == ['rhgb']
     present, absent = wanted(['isolcpus=1', 'quiet'], state='absent')
     assert present == [] and absent == ['isolcpus', 'quiet']
@@ -246,7 +246,7 @@ def test_grub_defaults_refused(text, message):
 
 GRUB_CFG = '''menuentry 'openEuler' {
 \tset root='hd0,gpt2'
-\tlinuxefi /vmlinuz-5.10 root=/dev/mapper/openeuler-root ro crashkernel=512M rhgb quiet 
+\tlinuxefi /vmlinuz-5.10 root=/dev/mapper/openeuler-root ro crashkernel=512M rhgb quiet\x20
 \tinitrdefi /initramfs-5.10.img
 }
 menuentry 'rescue' {
