@@ -1,0 +1,145 @@
+# shellcheck shell=bash
+# The test VM's recipe: how the Debian 13 "trixie" image is built, which virtual machine it runs on,
+# and how its booted state is saved. Sourced by vm.sh, never run on its own.
+#
+# This file, packages.txt and everything under guest/ are hashed into the cache key
+# (vm.sh recipe_hash): changing any of them builds a new image; nothing else does.
+#
+# Functions here use the helpers vm.sh defines (log, now, took, qemu_start, wait_ssh, mon,
+# guest_ssh, vm_poweroff) and run inside the build directory ($PWD).
+
+VM_SUITE=trixie
+VM_MEM_MB=2048      # split over two NUMA nodes of 1 GiB, one vCPU each
+VM_SMP=2
+VM_DISK_GB=3
+
+# The virtual machine. Resuming saved state needs the very same devices, so every start uses this.
+# $1 = disk image (qcow2). Two NUMA nodes so NUMA-aware settings meet a NUMA topology.
+machine_args() {
+  local half=$((VM_MEM_MB / 2))
+  VM_ARGS=(
+    -machine pc -accel tcg -cpu max -m "$VM_MEM_MB" -smp "$VM_SMP,sockets=1,cores=$VM_SMP,threads=1"
+    -object "memory-backend-ram,id=ram0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=ram0"
+    -object "memory-backend-ram,id=ram1,size=${half}M" -numa "node,nodeid=1,cpus=1,memdev=ram1"
+    -drive "file=$1,if=virtio,format=qcow2,cache=unsafe"
+    -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56
+    -device virtio-rng-pci
+    -display none -vga none -nodefaults -no-user-config
+  )
+}
+
+# debootstrap the Debian packages listed in packages.txt into ./rootfs.
+build_rootfs() {
+  local mirror include t
+  mirror=${NUMAOPS_VM_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)}
+  mirror=${mirror:-$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)}
+  mirror=${mirror:-http://deb.debian.org/debian}
+  include=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$VM_DIR/packages.txt" | paste -sd, -)
+  t=$(now)
+  rm -rf rootfs
+  if ! debootstrap --variant=minbase --include="$include" "$VM_SUITE" rootfs "$mirror" >debootstrap.log 2>&1; then
+    tail -20 debootstrap.log >&2
+    die "debootstrap of Debian $VM_SUITE from $mirror failed (log: $PWD/debootstrap.log)"
+  fi
+  log "build: debootstrap $VM_SUITE ($(wc -w <<<"${include//,/ }") packages) in $(took "$t")s, $(du -sh rootfs | cut -f1)"
+}
+
+# Configure the tree: network, SSH key, GRUB defaults, the kubelet stand-in and the kubepods tree.
+configure_rootfs() {
+  local R=rootfs G=$VM_DIR/guest t
+  t=$(now)
+  ssh-keygen -q -t ed25519 -N '' -f id_ed25519 -C numaops-colocation-vm
+  echo testnode >$R/etc/hostname
+  printf '127.0.0.1 localhost\n127.0.1.1 testnode\n' >$R/etc/hosts
+  printf 'LABEL=root / ext4 rw,relatime 0 1\n' >$R/etc/fstab
+  : >$R/etc/machine-id
+  mkdir -p $R/etc/systemd/network
+  printf '[Match]\nName=en* eth*\n[Network]\nDHCP=yes\n' >$R/etc/systemd/network/20-dhcp.network
+  chroot $R systemctl enable systemd-networkd >/dev/null 2>&1
+  # no second serial getty, no waiting for a network that is already there
+  chroot $R systemctl mask systemd-networkd-wait-online.service >/dev/null 2>&1 || true
+  install -d -m700 $R/root/.ssh
+  install -m600 id_ed25519.pub $R/root/.ssh/authorized_keys
+  # grub2-common ships no /etc/default/grub (grub-pc's postinst would write it): start from its template
+  cp $R/usr/share/grub/default/grub $R/etc/default/grub
+  sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=0/' \
+    -e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0"/' $R/etc/default/grub
+  printf 'GRUB_TERMINAL="serial console"\nGRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"\n' >>$R/etc/default/grub
+  mkdir -p $R/boot/grub
+  # the node's test doubles and fixtures (see guest/README in tests/vm/README.md)
+  install -m755 $G/kubelet-standin.py $R/usr/local/bin/kubelet-standin
+  install -m755 $G/kubepods-standin.py $R/usr/local/sbin/kubepods-standin
+  install -m644 $G/kubelet.service $R/etc/systemd/system/kubelet.service
+  install -m644 $G/kubepods-standin.service $R/etc/systemd/system/kubepods-standin.service
+  install -d -m755 $R/etc/numaops-vm $R/var/lib/kubelet
+  install -m644 $G/pods.json $R/etc/numaops-vm/pods.json
+  install -m644 $G/kubelet-config.yaml $R/var/lib/kubelet/config.yaml
+  chroot $R systemctl enable kubelet.service kubepods-standin.service >/dev/null 2>&1
+  rm -f $R/var/cache/apt/archives/*.deb $R/var/cache/apt/*.bin
+  rm -rf $R/var/lib/apt/lists/*_Packages
+  cp -L $R/vmlinuz vmlinuz
+  cp -L $R/initrd.img initrd.img
+  log "build: rootfs configured in $(took "$t")s"
+}
+
+# An MBR disk whose first partition is an ext4 file system made from ./rootfs (mkfs.ext4 -d: no loop
+# device, no mount), converted to base.qcow2.
+make_disk() {
+  local t
+  t=$(now)
+  mkfs.ext4 -q -F -L root -d rootfs root.ext4 "${VM_DISK_GB}G" >/dev/null
+  truncate -s $((VM_DISK_GB * 1024 + 1))M disk.raw
+  echo 'start=2048, type=83, bootable' | sfdisk -q disk.raw
+  dd if=root.ext4 of=disk.raw bs=1M seek=1 conv=notrunc,sparse status=none
+  rm -f root.ext4
+  qemu-img convert -f raw -O qcow2 disk.raw base.qcow2
+  rm -f disk.raw
+  rm -rf rootfs
+  log "build: disk image in $(took "$t")s ($(du -h base.qcow2 | cut -f1) allocated)"
+}
+
+# First boot with the kernel given directly: install GRUB into the disk's MBR so that every later
+# boot goes firmware -> GRUB -> kernel like a real node, then power off.
+bake() {
+  local t
+  t=$(now)
+  qemu_start base.qcow2 -kernel vmlinuz -initrd initrd.img -append "root=LABEL=root rw console=ttyS0"
+  wait_ssh "$t" 900 || die "bake: the freshly built image did not come up on SSH (console: $PWD/console.log)"
+  log "bake: first boot to SSH in $(took "$t")s"
+  guest_ssh 'grub-install --target=i386-pc /dev/vda >/dev/null 2>&1 && update-grub >/dev/null 2>&1' ||
+    die "bake: grub-install/update-grub failed in the guest"
+  vm_poweroff
+  rm -f vmlinuz initrd.img
+  log "bake: GRUB installed, base.qcow2 $(du -h base.qcow2 | cut -f1)"
+}
+
+# Boot through GRUB, wait until the node is settled (kubelet stand-in healthy, kubepods tree up),
+# then save disk (snap-disk.qcow2, frozen) and memory+devices (vmstate.bin) with "migrate exec:".
+snapshot() {
+  local t st=""
+  qemu-img create -q -f qcow2 -b "$PWD/base.qcow2" -F qcow2 snap-disk.qcow2
+  t=$(now)
+  qemu_start snap-disk.qcow2
+  wait_ssh "$t" 900 || die "snapshot: boot through GRUB did not reach SSH (console: $PWD/console.log)"
+  log "snapshot: boot through GRUB to SSH in $(took "$t")s"
+  guest_ssh 'systemctl is-system-running --wait >/dev/null 2>&1; for i in $(seq 240); do
+      systemctl is-active -q kubepods-standin.service && python3 -c "import urllib.request as u; u.urlopen(\"http://127.0.0.1:10248/healthz\", timeout=2)" 2>/dev/null && exit 0; sleep 0.5; done
+      systemctl --no-pager status kubelet kubepods-standin >&2; exit 1' ||
+    die "snapshot: the node did not settle (kubelet stand-in / kubepods tree)"
+  # a smaller saved state: flush, drop the page cache (zero pages cost nothing in the migration stream)
+  guest_ssh 'journalctl --rotate >/dev/null 2>&1; sync; echo 3 >/proc/sys/vm/drop_caches'
+  log "snapshot: node settled after $(took "$t")s"
+  t=$(now)
+  rm -f vmstate.bin
+  mon stop >/dev/null
+  mon "migrate -d \"exec:cat > $PWD/vmstate.bin\"" >/dev/null
+  for _ in $(seq 600); do
+    st=$(mon "info migrate" | grep -a "Migration status" || true)
+    case "$st" in *completed* | *failed*) break ;; esac
+    sleep 0.5
+  done
+  mon quit >/dev/null || true
+  qemu_wait_exit
+  case "$st" in *completed*) ;; *) die "snapshot: saving the VM state failed: ${st:-no status}" ;; esac
+  log "snapshot: state saved in $(took "$t")s (vmstate.bin $(du -h vmstate.bin | cut -f1))"
+}
