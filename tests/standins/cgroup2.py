@@ -29,6 +29,8 @@ Usable as a library (tests) and as a command (molecule, integration targets)::
     python cgroup2.py build --root DIR --pods pods.json [--driver systemd|cgroupfs] [--hybrid]
     python cgroup2.py settle --root DIR        # prints JSON list of files it had to round
     python cgroup2.py files --root DIR         # prints JSON list of all files (to compare before/after)
+    python cgroup2.py write --root DIR --cgroup REL --file memory.high --value 123456789
+                                               # another writer "through the kernel" (stores whole pages)
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -206,11 +208,14 @@ def hybrid_tree(root):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description='cgroup v2 stand-in tree (test double)')
-    parser.add_argument('action', choices=['build', 'settle', 'files', 'hybrid'])
+    parser.add_argument('action', choices=['build', 'settle', 'files', 'hybrid', 'write'])
     parser.add_argument('--root', required=True)
     parser.add_argument('--pods', help='JSON file: list of pods or a PodList')
     parser.add_argument('--driver', default='systemd', choices=['systemd', 'cgroupfs'])
     parser.add_argument('--page-size', type=int, default=4096)
+    parser.add_argument('--cgroup', help='write: cgroup path relative to --root')
+    parser.add_argument('--file', help='write: interface file, e.g. memory.high')
+    parser.add_argument('--value', help='write: value')
     args = parser.parse_args(argv)
     if args.action == 'hybrid':
         hybrid_tree(args.root)
@@ -223,6 +228,9 @@ def main(argv=None):
         return 0
     standin = CgroupV2StandIn.__new__(CgroupV2StandIn)
     standin.root, standin.page_size = args.root, args.page_size
+    if args.action == 'write':
+        standin.write(args.cgroup, args.file, args.value)
+        return 0
     print(json.dumps(standin.settle() if args.action == 'settle' else standin.files()))
     return 0
 
