@@ -338,9 +338,19 @@ class CgroupTree:
         self.kubelet_root = kubelet_root
         self.snapshot = {}
         self.children = {}
+        self.abs_top = cg.join_under(root, cg.kubepods_path(driver, kubelet_root), kubelet_root, driver)
+        self.real_top = None
 
     def abspath(self, rel):
-        return cg.join_under(self.root, rel, self.kubelet_root, self.driver)
+        path = cg.join_under(self.root, rel, self.kubelet_root, self.driver)
+        # a symbolic link anywhere on the way (never present on a real cgroupfs) must not lead elsewhere
+        real = os.path.realpath(path)
+        if self.real_top is None:
+            self.real_top = os.path.realpath(self.abs_top)
+        if real != self.real_top and not real.startswith(self.real_top + os.sep):
+            raise NodeError('refusing %s: it resolves to %s, outside the kubepods cgroup %s'
+                            % (path, real, self.abs_top))
+        return path
 
     def read_cgroup(self, rel, files):
         path = self.abspath(rel)

@@ -366,3 +366,16 @@ def test_busy_node_110_pods_4_containers_in_one_call(capsys, tmp_path):
     assert standin.settle() == []
     again = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
     assert again['changed'] is False
+
+
+def test_symlink_out_of_the_tree_is_refused(capsys, node, tmp_path):
+    standin, pods, configs = node
+    outside = tmp_path / 'outside'
+    outside.mkdir()
+    (outside / 'memory.min').write_text('0\n')
+    target = os.path.join(standin.root, pod_dir(pods[1]))
+    standin.remove(pod_dir(pods[1]))
+    os.symlink(str(outside), target)
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['failed'] is True and 'outside the kubepods cgroup' in res['msg']
+    assert (outside / 'memory.min').read_text() == '0\n'
