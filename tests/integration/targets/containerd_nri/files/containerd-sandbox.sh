@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Start/stop a private containerd for the tests: its own gRPC address, root and state under DIR, not systemd,
-# nothing shared with a containerd the host may run. Used as containerd_nri_verify's restart_command.
+# nothing shared with a containerd the host may run (not even /run: see below). Used as containerd_nri_verify's restart_command.
 #   containerd-sandbox.sh start DIR BINARY CONFIG
 #   containerd-sandbox.sh stop DIR
 set -eu
@@ -32,7 +32,11 @@ case "$cmd" in
     binary=$3
     config=$4
     echo "=== $(date -u +%FT%TZ) starting $binary --config $config" >>"$dir/containerd.log"
-    setsid "$binary" --config "$config" --address "$dir/containerd.sock" --root "$dir/root" \
+    # containerd 2.x creates /run/containerd whatever its config says: give it a private /run (a mount
+    # namespace of its own, with DIR/run bound over /run) so the host's /run stays untouched.
+    mkdir -p "$dir/run"
+    setsid unshare --mount --propagation private sh -c 'mount --bind "$1/run" /run && shift && exec "$@"' \
+      sandbox "$dir" "$binary" --config "$config" --address "$dir/containerd.sock" --root "$dir/root" \
       --state "$dir/state" >>"$dir/containerd.log" 2>&1 </dev/null &
     echo $! >"$dir/containerd.pid"
     ;;
