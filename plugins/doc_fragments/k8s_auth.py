@@ -31,7 +31,7 @@ options:
     type: str
   api_key:
     description:
-      - Bearer token for the API server (sent as C(Authorization: Bearer ...)).
+      - "Bearer token for the API server (sent in the C(Authorization) header)."
       - Can also be set with E(K8S_AUTH_API_KEY).
     type: str
   validate_certs:
@@ -61,8 +61,8 @@ options:
 requirements:
   - kubernetes >= 24.2.0 (the Kubernetes Python client) on the host that runs the task, usually the controller.
 notes:
-  - The module talks to the Kubernetes API, not to the managed node; run it on the controller
-    (C(delegate_to: localhost) or a play on C(localhost)) or on any host with API access and the client.
+  - "The module talks to the Kubernetes API, not to the managed node; run it on the controller
+    (C(delegate_to: localhost) or a play on C(localhost)) or on any host with API access and the client."
   - The connection options work exactly like kubernetes.core's; C(K8S_AUTH_VALIDATE_CERTS),
     C(K8S_AUTH_CA_CERT), C(K8S_AUTH_CLIENT_CERT) and C(K8S_AUTH_CLIENT_KEY) are accepted as well.
 '''

@@ -101,8 +101,10 @@ def build_configuration(params):
             except kubernetes.config.ConfigException:
                 _load_kubeconfig(configuration, None, None)
     except (kubernetes.config.ConfigException, IOError, OSError, ValueError, TypeError) as exc:
-        where = kubeconfig if isinstance(kubeconfig, str) else ('the kubeconfig given as a dict' if kubeconfig
-                                                                else 'KUBECONFIG or ~/.kube/config')
+        # the kubeconfig option is no_log (as in kubernetes.core: it may be a dict with credentials), so
+        # its path would be masked in the message anyway; say where it came from instead
+        where = ('the file named by the kubeconfig option (or K8S_AUTH_KUBECONFIG)' if isinstance(kubeconfig, str)
+                 else 'the kubeconfig option (a dict)' if kubeconfig else 'KUBECONFIG or ~/.kube/config')
         raise K8sConnectionError('Could not load the Kubernetes client configuration from %s%s: %s. Set kubeconfig '
                                  '(and context) or host with api_key, or K8S_AUTH_KUBECONFIG.'
                                  % (where, ' (context %s)' % context if context else '', exc))

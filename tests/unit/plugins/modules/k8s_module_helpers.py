@@ -1,0 +1,49 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared helpers of the cluster-side module tests (run through the real client against the stand-in)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+import yaml
+
+from ansible.module_utils.testing import patch_module_args
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+CRD_TEMPLATE = os.path.join(ROOT, 'roles', 'colocation_controller', 'templates', 'crd.yaml.j2')
+
+
+def run_module(module, capsys, check_mode=False, diff=False, **args):
+    """Run a module's main() with these arguments; returns its JSON result (failed or not)."""
+    if check_mode:
+        args['_ansible_check_mode'] = True
+    if diff:
+        args['_ansible_diff'] = True
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def colocation_crd():
+    """The ColocationConfiguration CRD the colocation_controller role installs (its labels line dropped)."""
+    with open(CRD_TEMPLATE) as handle:
+        text = handle.read()
+    text = re.sub(r'\n  labels:\n\{\{[^\n]*\}\}\n', '\n', text)
+    assert '{{' not in text, 'crd.yaml.j2 has template expressions this test does not know how to drop'
+    return yaml.safe_load(text)
+
+
+def install_crd(standin, client):
+    import kubernetes
+    kubernetes.client.ApiextensionsV1Api(client).create_custom_resource_definition(colocation_crd())
+    kubernetes.client.CoreV1Api(client).list_namespace()  # the stand-in establishes CRDs on the next request
+
+
+def writes(standin):
+    """The write requests the stand-in received."""
+    return [r for r in standin.requests if r['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
