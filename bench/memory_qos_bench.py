@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -10,7 +9,7 @@ writes through the VFS), not kernel cgroupfs costs. Each run is a separate Pytho
 module exactly as Ansible's module runner would (``python -m ... args.json``); printed are wall time, peak
 RSS of that process, and the counts of files written / unchanged.
 
-Usage: python bench/memory_qos_bench.py [--pods 110] [--containers 4] [--repeat 3]
+Usage: python3 bench/memory_qos_bench.py [--pods 110] [--containers 4] [--repeat 3]
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -91,8 +90,9 @@ def main():
                     wall, rss, result = run_module(top, dict(module_args, pods=[]), True)
                 else:
                     wall, rss, result = run_module(top, module_args, check)
-                print('%-30s %9.3f %12.1f %8d %10d %8d' % ('%s #%d' % (label, attempt + 1), wall, rss / 1024.0,
-                                                         result['written'], result['unchanged'], result['skipped']))
+                row = ('%s #%d' % (label, attempt + 1), wall, rss / 1024.0,
+                       result['written'], result['unchanged'], result['skipped'])
+                print('%-30s %9.3f %12.1f %8d %10d %8d' % row)
         print('python %s, page size %d' % (sys.version.split()[0], os.sysconf('SC_PAGE_SIZE')))
         print('for comparison, this bench process peak RSS: %.1f MiB'
               % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0))
