@@ -10,6 +10,15 @@ PYTHON=${PYTHON:-python3}
 log() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 
+# Run a command quietly; on failure show its output (minus pip's noise about local index dirs) and stop.
+quiet() {
+  local out
+  if ! out=$("$@" 2>&1); then
+    printf '%s\n' "$out" | grep -v '^WARNING: Location' >&2
+    die "command failed: $*"
+  fi
+}
+
 # Debian packages listed in tests/apt-packages.txt (plus any given as arguments), installed when missing.
 ensure_apt() {
   local want=() missing=() p
@@ -34,9 +43,8 @@ ensure_venv() {
   if [ ! -x "$NUMAOPS_VENV/bin/ansible-playbook" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     log "creating virtual environment $NUMAOPS_VENV"
     "$PYTHON" -m venv "$NUMAOPS_VENV"
-    "$NUMAOPS_VENV/bin/pip" install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-    (cd "$NUMAOPS_ROOT/tests" && "$NUMAOPS_VENV/bin/pip" install -q -r requirements-dev.txt 2>&1 \
-      | grep -v '^WARNING: Location' || true)
+    quiet "$NUMAOPS_VENV/bin/pip" install -q --upgrade pip
+    quiet "$NUMAOPS_VENV/bin/pip" install -q -r "$NUMAOPS_ROOT/tests/requirements-dev.txt"
     "$NUMAOPS_VENV/bin/ansible-playbook" --version >/dev/null || die "virtual environment is incomplete"
     echo "$want" > "$stamp"
   fi
