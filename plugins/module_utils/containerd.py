@@ -382,4 +382,3 @@ def import_covers(entry, main_path, target):
         if not fnmatch.fnmatchcase(part, _go_glob_to_fnmatch(pattern)):
             return False
     return True
-

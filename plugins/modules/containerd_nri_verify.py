@@ -260,7 +260,7 @@ class Verifier(object):
             return True, 'connected to %s' % address, None
         try:
             proc = subprocess.run([self.ctr, '--address', address, '--connect-timeout', '2s', 'version'],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, check=False,
                                   universal_newlines=True)
         except subprocess.TimeoutExpired:
             return False, '`ctr version` did not answer within 10s', None
@@ -340,8 +340,11 @@ def run(module):
     verifier = Verifier(module)
     plan = result['plan']
     if params['restart']:
-        plan.append('restart containerd with: %s' % (' '.join(params['restart_command']) if params['restart_command']
-                                                      else 'systemctl restart %s' % params['service']))
+        if params['restart_command']:
+            how = ' '.join(params['restart_command'])
+        else:
+            how = 'systemctl restart %s' % params['service']
+        plan.append('restart containerd with: %s' % how)
     plan.append('wait up to %ds for containerd to answer on %s (%s)'
                 % (params['timeout'], params['address'], 'ctr version' if verifier.ctr else 'socket connection'))
     if wait_nri:

@@ -35,6 +35,7 @@ case "$cmd" in
     # containerd 2.x creates /run/containerd whatever its config says: give it a private /run (a mount
     # namespace of its own, with DIR/run bound over /run) so the host's /run stays untouched.
     mkdir -p "$dir/run"
+    # shellcheck disable=SC2016  # $1 and $@ are expanded by the inner sh, on purpose
     setsid unshare --mount --propagation private sh -c 'mount --bind "$1/run" /run && shift && exec "$@"' \
       sandbox "$dir" "$binary" --config "$config" --address "$dir/containerd.sock" --root "$dir/root" \
       --state "$dir/state" >>"$dir/containerd.log" 2>&1 </dev/null &
