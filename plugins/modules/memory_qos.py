@@ -340,13 +340,21 @@ class CgroupTree:
         self.children = {}
         self.abs_top = cg.join_under(root, cg.kubepods_path(driver, kubelet_root), kubelet_root, driver)
         self.real_top = None
+        self.real_dirs = {}
 
     def abspath(self, rel):
         path = cg.join_under(self.root, rel, self.kubelet_root, self.driver)
-        # a symbolic link anywhere on the way (never present on a real cgroupfs) must not lead elsewhere
-        real = os.path.realpath(path)
+        # a symbolic link anywhere on the way (never present on a real cgroupfs) must not lead elsewhere;
+        # the parents' resolution is cached (one realpath per pod, not per container)
         if self.real_top is None:
             self.real_top = os.path.realpath(self.abs_top)
+        parent = os.path.dirname(path)
+        if parent not in self.real_dirs:
+            self.real_dirs[parent] = os.path.realpath(parent)
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+        else:
+            real = os.path.join(self.real_dirs[parent], os.path.basename(path))
         if real != self.real_top and not real.startswith(self.real_top + os.sep):
             raise NodeError('refusing %s: it resolves to %s, outside the kubepods cgroup %s'
                             % (path, real, self.abs_top))
