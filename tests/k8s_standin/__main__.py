@@ -60,7 +60,7 @@ def stop(state_file):
         unhandled = ['could not ask the stand-in for unhandled requests: %s' % exc]
     try:
         os.kill(state['pid'], signal.SIGTERM)
-        for _ in range(100):
+        for _attempt in range(100):
             os.kill(state['pid'], 0)
             time.sleep(0.05)
     except ProcessLookupError:
@@ -107,7 +107,12 @@ def main(argv=None):
     if args.state_file:
         with open(args.state_file, 'w') as handle:
             json.dump(info, handle)
-    signal.signal(signal.SIGTERM, lambda *_: (standin.stop(), os._exit(0)))
+
+    def terminate(signum, frame):  # pylint: disable=unused-argument
+        standin.stop()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
     if args.daemon:
         with os.fdopen(write_end, 'w') as pipe:
             pipe.write(json.dumps(info) + '\n')

@@ -223,8 +223,8 @@ class StandIn:
             'apiVersion': 'v1', 'kind': 'Config', 'preferences': {},
             'clusters': [{'name': 'k8s-standin', 'cluster': {'server': self.url}}],
             'users': [{'name': 'k8s-standin', 'user': user}],
-            'contexts': [{'name': 'k8s-standin', 'context': {'cluster': 'k8s-standin', 'user': 'k8s-standin',
-                                                              'namespace': namespace}}],
+            'contexts': [{'name': 'k8s-standin',
+                          'context': {'cluster': 'k8s-standin', 'user': 'k8s-standin', 'namespace': namespace}}],
             'current-context': 'k8s-standin',
         }
 
@@ -341,7 +341,7 @@ class StandIn:
         return (meta.get('namespace') or '', meta['name'])
 
     def _generate_name(self, prefix):
-        return prefix + ''.join(random.choice(_NAME_CHARS) for _ in range(5))
+        return prefix + ''.join(random.choice(_NAME_CHARS) for _index in range(5))
 
     def _output(self, rtype, obj):
         out = copy.deepcopy(obj)
@@ -658,11 +658,15 @@ class StandIn:
 
     def _validate_name(self, rtype, name):
         if rtype.kind == 'Namespace':
-            ok, what = _DNS_LABEL.match(name) and len(name) <= 63, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+            ok = _DNS_LABEL.match(name) and len(name) <= 63
+            what = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                    "and must start and end with an alphanumeric character")
         elif rtype.group == 'rbac.authorization.k8s.io':
             ok, what = name not in ('.', '..') and '/' not in name and '%' not in name, 'may not contain "/" or "%"'
         else:
-            ok, what = _DNS_SUBDOMAIN.match(name) and len(name) <= 253, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+            ok = _DNS_SUBDOMAIN.match(name) and len(name) <= 253
+            what = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                    "and must start and end with an alphanumeric character")
         if not ok:
             raise invalid(rtype, rtype.kind, name, [cause('metadata.name', 'Invalid value: "%s": %s' % (name, what))])
 
@@ -867,7 +871,7 @@ class StandIn:
 
     def _admit_custom(self, rtype, obj, warnings):
         schema = rtype.schema or {}
-        body = {k: v for k, v in obj.items()}
+        body = dict(obj)
         pruned, dropped = prune(body, schema)
         for field in dropped:
             if warnings is not None:
@@ -1360,4 +1364,4 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def random_token():
-    return ''.join(random.choice(string.ascii_lowercase + string.digits) for _ in range(32))
+    return ''.join(random.choice(string.ascii_lowercase + string.digits) for _index in range(32))

@@ -57,9 +57,12 @@ def test_create_idempotent_update_delete(k8s_standin, k8s_client, capsys):
     assert not again['changed']
     assert again['result']['metadata']['resourceVersion'] == created['result']['metadata']['resourceVersion']
     # an explicit default is the same spec
-    assert not run(capsys, k8s_standin, **dict(args, memory_qos={'highRatio': 80, 'minRatio': 0}))['changed']
+    explicit = dict(args)
+    explicit['memory_qos'] = {'highRatio': 80, 'minRatio': 0}
+    assert not run(capsys, k8s_standin, **explicit)['changed']
 
-    update = dict(args, memory_qos={'highRatio': 70, 'lowRatio': 20})
+    update = dict(args)
+    update['memory_qos'] = {'highRatio': 70, 'lowRatio': 20}
     predicted = run(capsys, k8s_standin, check_mode=True, **update)
     assert live(k8s_client, 'batch')['spec']['memoryQos']['highRatio'] == 80
     updated = run(capsys, k8s_standin, diff=True, **update)
