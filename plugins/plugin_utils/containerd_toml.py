@@ -396,7 +396,13 @@ def edit(text, path, wanted=None, import_path=None, misplaced='warn', new_versio
     if wanted:
         nri = find_nri(doc, path)
         if nri is not None:
-            changed.extend(_set_values(nri, wanted, literal))
+            # new strings follow the table's own strings, else the quoting of its name, else the file's
+            nri_literal = literal
+            if "'%s'" % NRI_PLUGIN in text:
+                nri_literal = True
+            elif '"%s"' % NRI_PLUGIN in text:
+                nri_literal = False
+            changed.extend(_set_values(nri, wanted, nri_literal))
         else:
             new_text = _insert_nri_table_text(doc.as_string(), wanted, literal)
             changed.append('added NRI table')
