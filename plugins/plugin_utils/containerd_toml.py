@@ -331,7 +331,8 @@ def edit(text, path, wanted=None, import_path=None, misplaced='warn', new_versio
     if text is None or not text.strip() or len(parse(text, path)) == 0:
         if new_version is None:
             raise ContainerdConfigError(
-                '%s is %s and the containerd version is unknown (no `containerd` binary found on the node), so '
+                '%s is %s and the containerd version is unknown (containerd_version is not set and '
+                '`containerd --version` did not run on the node), so '
                 'the config version to write (2 for containerd 1.7, 3 for 2.x) cannot be chosen. Set '
                 'containerd_version (for example "1.7.24" or "2.1.0"). Nothing was changed.'
                 % (path, 'missing' if text is None else 'empty'))

@@ -1,0 +1,131 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""containerd_nri_verify without containerd: the integration target runs it against real containerd.
+
+Stand-in for containerd here: a real listening Unix socket in the test process (what containerd's gRPC
+socket looks like to a connection attempt; ``ctr`` is pointed at a missing program so the module falls
+back to the connection check, as on a node without ctr) and a restart command that binds a fresh NRI
+socket file, like containerd's NRI plugin does when it starts.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.numaops.colocation.plugins.modules import containerd_nri_verify as verify
+
+BIND = 'import socket, os, sys; p = sys.argv[1]; os.path.exists(p) and os.remove(p); socket.socket(socket.AF_UNIX).bind(p)'
+
+
+def run_module(capsys, **args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            verify.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address = str(tmp_path / 'containerd.sock')
+    log = tmp_path / 'containerd.log'
+    log.write_text(''.join('line %d\n' % n for n in range(1, 51)))
+    yield dict(path=tmp_path, address=address, listener=listener, nri=str(tmp_path / 'nri.sock'), log=str(log))
+    listener.close()
+
+
+def listen(sandbox):
+    sandbox['listener'].bind(sandbox['address'])
+    sandbox['listener'].listen(16)
+
+
+def base_args(sandbox, **extra):
+    args = dict(address=sandbox['address'], ctr_binary='no-such-ctr-for-tests', nri_socket_path=sandbox['nri'],
+                log_file=sandbox['log'], timeout=1,
+                restart_command=[sys.executable, '-c', BIND, sandbox['nri']])
+    args.update(extra)
+    return args
+
+
+def test_check_mode_reports_the_plan_and_does_nothing(sandbox, capsys):
+    res = run_module(capsys, _ansible_check_mode=True, **base_args(sandbox))
+    assert res['changed'] is True and res['restarted'] is True
+    assert not os.path.exists(sandbox['nri'])
+    assert res['plan'][0].startswith('restart containerd with: ')
+    assert 'socket connection' in res['plan'][1]
+    assert res['plan'][2] == 'wait up to 1s for the NRI socket %s to be created' % sandbox['nri']
+
+
+def test_restart_waits_for_a_fresh_nri_socket(sandbox, capsys):
+    listen(sandbox)
+    socket.socket(socket.AF_UNIX).bind(sandbox['nri'])  # stale socket from the previous start
+    before = verify._socket_identity(sandbox['nri'])
+    res = run_module(capsys, **base_args(sandbox))
+    assert res.get('failed') is not True, res
+    assert res['changed'] and res['restarted'] and res['containerd_ready'] and res['nri_ready']
+    assert verify._socket_identity(sandbox['nri']) != before
+
+
+def test_stale_nri_socket_is_not_accepted(sandbox, capsys):
+    listen(sandbox)
+    socket.socket(socket.AF_UNIX).bind(sandbox['nri'])
+    res = run_module(capsys, **base_args(sandbox, restart_command=['true'], journal_lines=3))
+    assert res['failed'] is True
+    assert res['containerd_ready'] is True and res['nri_ready'] is False
+    assert 'the NRI socket %s was not created within 1s' % sandbox['nri'] in res['msg']
+    assert 'The configuration was kept.' in res['msg']
+    assert res['msg'].endswith('Last 3 lines of %s:\nline 48\nline 49\nline 50' % sandbox['log'])
+
+
+def test_nri_disabled_is_not_waited_for(sandbox, capsys):
+    listen(sandbox)
+    res = run_module(capsys, **base_args(sandbox, restart_command=['true'],
+                                         nri={'disable': False, 'disable_connections': True,
+                                              'socket_path': sandbox['nri']}))
+    assert res.get('failed') is not True, res
+    assert res['nri_socket'] is None and res['nri_ready'] is None
+    assert res['plan'][-1] == 'not waiting for the NRI socket (NRI connections disabled)'
+
+
+def test_containerd_down_restores_and_fails_with_the_log(sandbox, capsys):
+    config = sandbox['path'] / 'config.toml'
+    backup = sandbox['path'] / 'config.toml.bak'
+    created = sandbox['path'] / '99-nri.toml'
+    config.write_text('version = 3\n')
+    backup.write_text('version = 2\n')
+    created.write_text('version = 2\n')
+    os.chmod(config, 0o640)
+    res = run_module(capsys, **base_args(sandbox, restart_command=['true'], journal_lines=2, restore=[
+        dict(path=str(config), backup_file=str(backup)), dict(path=str(created), backup_file=None)]))
+    assert res['failed'] is True and res['containerd_ready'] is False
+    assert config.read_text() == 'version = 2\n'
+    assert os.stat(config).st_mode & 0o777 == 0o640
+    assert not created.exists()
+    msg = res['msg']
+    assert msg.startswith('containerd did not answer on %s within 1s after the restart (cannot connect to'
+                          % sandbox['address'])
+    assert 'Restored %s (from %s); %s (removed: it did not exist before).' % (config, backup, created) in msg
+    assert 'containerd is STILL DOWN' in msg
+    assert msg.endswith('Last 2 lines of %s:\nline 49\nline 50' % sandbox['log'])
+    assert res['journal'] == ['line 49', 'line 50']
+
+
+def test_containerd_down_without_restore_says_so(sandbox, capsys):
+    res = run_module(capsys, **base_args(sandbox, restart_command=['false']))
+    assert res['failed'] is True
+    assert '`false` failed (rc=1)' in res['msg']
+    assert 'Nothing to restore was given' in res['msg']
+
+
+def test_server_version_parsing():
+    out = ('Client:\n  Version:  1.6.20~ds1\n  Revision: x\n\nServer:\n  Version:  1.7.24~ds1\n'
+           '  Revision: 1.7.24~ds1-6+deb13u1\n  UUID: u\n')
+    assert verify._server_version(out) == '1.7.24~ds1'
+    assert verify._server_version('Client:\n  Version: 1\n') is None
