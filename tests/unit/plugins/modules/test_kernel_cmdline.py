@@ -6,7 +6,6 @@ private mount namespace by tests/standins/grub_sandbox.py), the grubby stand-in 
 from __future__ import annotations
 
 import glob
-import json
 import os
 import shutil
 import subprocess
@@ -14,9 +13,8 @@ import sys
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
-
 from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
 TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(os.path.dirname(TESTS), 'standins'))
@@ -38,14 +36,7 @@ WANT = ['mem_sampling_on', 'numa_icon=enable']
 
 
 def run(capsys, check=False, diff=False, **args):
-    if check:
-        args['_ansible_check_mode'] = True
-    if diff:
-        args['_ansible_diff'] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            kernel_cmdline.main()
-    res = json.loads(capsys.readouterr().out)
+    res = run_module(kernel_cmdline, capsys, check_mode=check, diff=diff, **args)
     print(res.get("msg"), file=sys.stderr)
     return res
 

@@ -14,12 +14,11 @@ import os
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
-
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.modules import memory_qos
 from ansible_collections.numaops.colocation.tests.standins.cgroup2 import CgroupV2StandIn, build_node, hybrid_tree
 from ansible_collections.numaops.colocation.tests.standins.podgen import busy_node, container, make_config, make_pod
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
 R = {'highRatio': 80, 'lowRatio': 20, 'minRatio': 10}
 GI = 2 ** 30
@@ -28,14 +27,7 @@ GI = 2 ** 30
 def run(capsys, check=False, diff=False, **args):
     args.setdefault('cgroup_driver', 'auto')
     args.setdefault('kubelet_config_path', '/nonexistent/kubelet/config.yaml')
-    if check:
-        args['_ansible_check_mode'] = True
-    if diff:
-        args['_ansible_diff'] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            memory_qos.main()
-    return json.loads(capsys.readouterr().out)
+    return run_module(memory_qos, capsys, check_mode=check, diff=diff, **args)
 
 
 @pytest.fixture

@@ -1,0 +1,26 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Run a module's main() in-process, the way Ansible would, and return its JSON result."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+
+def run_module(module, capsys, check_mode=False, diff=False, **args):
+    """Run ``module.main()`` with these arguments; return its result (failed or not).
+
+    ``check_mode`` and ``diff`` set what ``--check`` and ``--diff`` would.
+    """
+    if check_mode:
+        args['_ansible_check_mode'] = True
+    if diff:
+        args['_ansible_diff'] = True
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
