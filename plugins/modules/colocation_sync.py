@@ -233,6 +233,16 @@ class Reconciler(object):
                 return None
             raise
 
+    def patch_pod(self, name, namespace, body):
+        try:
+            return self.core.patch_namespaced_pod(name, namespace, body, _content_type='application/merge-patch+json')
+        except TypeError as exc:
+            if '_content_type' not in str(exc):
+                raise
+        # Older clients cannot choose the patch type; they send a strategic merge patch, which for a patch of
+        # metadata.annotations (a plain map: keys set, null removes) is the same operation as a merge patch.
+        return self.core.patch_namespaced_pod(name, namespace, body)
+
     def reconcile_pod(self, pod, configs):
         """Returns (outcome, before, after) with outcome in annotated/reset/unchanged/skipped."""
         meta = pod['metadata']
@@ -250,8 +260,7 @@ class Reconciler(object):
             # Only the annotations, and only on the pod version that was evaluated (409 if it changed).
             body = {'metadata': {'resourceVersion': meta['resourceVersion'], 'annotations': changes}}
             try:
-                result = self.core.patch_namespaced_pod(name, namespace, body,
-                                                        _content_type='application/merge-patch+json')
+                result = self.patch_pod(name, namespace, body)
             except ApiException as exc:
                 if exc.status == 404:
                     return 'skipped', before, before

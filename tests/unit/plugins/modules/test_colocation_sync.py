@@ -169,3 +169,17 @@ def test_invalid_config_in_cluster_is_skipped_with_warning(cluster, k8s_client, 
     warnings = json.dumps(result['warnings'])  # ansible-core 2.19 returns structured warnings
     assert 'team/broken' in warnings and 'allowed: In, NotIn, Exists, DoesNotExist' in warnings, warnings
     assert result['annotated'] == 2
+
+
+def test_old_client_without_content_type_choice_still_patches_annotations(cluster, k8s_client, capsys, monkeypatch):
+    original = kubernetes.client.CoreV1Api.patch_namespaced_pod
+
+    def old_client_patch(self, name, namespace, body, **kwargs):
+        if '_content_type' in kwargs:
+            raise TypeError("patch_namespaced_pod() got an unexpected keyword argument '_content_type'")
+        return original(self, name, namespace, body, **kwargs)
+    monkeypatch.setattr(kubernetes.client.CoreV1Api, 'patch_namespaced_pod', old_client_patch)
+    result = run(capsys, cluster, namespaces=['team'])
+    assert (result['annotated'], result['reset']) == (2, 1)
+    assert annotations(k8s_client, 'stale-1') == {CONFIG: '{}'}
+    assert {r['content_type'] for r in writes(cluster)} == {'application/strategic-merge-patch+json'}
