@@ -42,9 +42,6 @@ attributes:
     details: Shows the file's diff and each checkpoint file that would be removed.
   platform:
     platforms: posix
-  action:
-    support: full
-    details: The module is an action plugin; the node side is M(numaops.colocation.node_files).
 options:
   path:
     description:

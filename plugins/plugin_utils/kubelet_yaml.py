@@ -20,13 +20,13 @@ import io
 try:
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import YAMLError
     from ruamel.yaml.nodes import ScalarNode
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 except ImportError:  # pragma: no cover - reported by require_ruamel()
     YAML = None
     CommentedMap = CommentedSeq = dict
-    MarkedYAMLError = YAMLError = Exception
+    YAMLError = Exception
     ScalarNode = DoubleQuotedScalarString = None
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
@@ -57,14 +57,13 @@ def load(text, path):
     """Parse ``text``; return the ruamel document (a CommentedMap, or None for an empty file)."""
     require_ruamel()
     try:
-        documents = [doc for doc in _yaml().load_all(text)]
-    except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = ' at line %d, column %d' % (mark.line + 1, mark.column + 1) if mark is not None else ''
-        problem = ' '.join(str(part) for part in (err.context, err.problem) if part)
-        raise KubeletYamlError('%s is not valid YAML%s: %s; nothing was changed' % (path, where, problem))
+        documents = list(_yaml().load_all(text))
     except YAMLError as err:
-        raise KubeletYamlError('%s is not valid YAML: %s; nothing was changed' % (path, err))
+        mark = getattr(err, 'problem_mark', None) or getattr(err, 'context_mark', None)
+        where = ' at line %d, column %d' % (mark.line + 1, mark.column + 1) if mark is not None else ''
+        problem = ' '.join(str(part) for part in (getattr(err, 'context', None), getattr(err, 'problem', None))
+                           if part) or str(err)
+        raise KubeletYamlError('%s is not valid YAML%s: %s; nothing was changed' % (path, where, problem))
     documents = [doc for doc in documents if doc is not None]
     if len(documents) > 1:
         raise KubeletYamlError('%s holds %d YAML documents; a kubelet configuration file holds exactly one '

@@ -23,8 +23,10 @@ STATIC = dict(cpuManagerPolicy='static', reservedSystemCPUs='0-1')
 MEM_OK = dict(memoryManagerPolicy='Static', kubeReserved={'memory': '512Mi'}, systemReserved={'memory': '512Mi'},
               reservedMemory=[{'numaNode': 0, 'limits': {'memory': '1124Mi'}}])
 
+
 # ----------------------------------------------------------------------------------------------
 # Small parsers
+
 
 @pytest.mark.parametrize('text,cpus', [
     ('', set()), ('0', {0}), ('0-3', {0, 1, 2, 3}), ('0-1,8', {0, 1, 8}), ('3,1,2', {1, 2, 3}), ('5-5', {5}),
@@ -368,7 +370,7 @@ def test_plain_value_strips_subclasses():
 
     value = k.plain_value({Tagged('a'): [Tagged('b'), True, 1]})
     assert value == {'a': ['b', True, 1]}
-    assert type(list(value)[0]) is str and type(value['a'][0]) is str
+    assert list(value)[0].__class__ is str and value['a'][0].__class__ is str
 
 
 # ----------------------------------------------------------------------------------------------

@@ -181,4 +181,4 @@ def test_to_plain_types():
     plain = ky.to_plain(doc)
     assert plain['a'] == '1' and plain['b'] == 1 and plain['c'] == 1.5 and plain['d'] is True
     assert plain['e'] is None and plain['f'] == [1, 'x'] and plain['g'] == {'h': 16}
-    assert type(plain) is dict and type(plain['a']) is str and type(plain['f']) is list
+    assert plain.__class__ is dict and plain['a'].__class__ is str and plain['f'].__class__ is list
