@@ -17,6 +17,7 @@ VM_DISK_GB=3
 # $1 = disk image (qcow2). Two NUMA nodes so NUMA-aware settings meet a NUMA topology.
 machine_args() {
   local half=$((VM_MEM_MB / 2))
+  # shellcheck disable=SC2034,SC2054  # VM_ARGS is used by vm.sh; the commas are QEMU's
   VM_ARGS=(
     -machine pc -accel tcg -cpu max -m "$VM_MEM_MB" -smp "$VM_SMP,sockets=1,cores=$VM_SMP,threads=1"
     -object "memory-backend-ram,id=ram0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=ram0"
@@ -37,7 +38,9 @@ build_rootfs() {
   include=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$VM_DIR/packages.txt" | paste -sd, -)
   t=$(now)
   rm -rf rootfs
-  if ! debootstrap --variant=minbase --include="$include" "$VM_SUITE" rootfs "$mirror" >debootstrap.log 2>&1; then
+  mkdir -p "$VM_CACHE_ROOT/debs"
+  if ! debootstrap --variant=minbase --cache-dir="$VM_CACHE_ROOT/debs" --include="$include" \
+    "$VM_SUITE" rootfs "$mirror" >debootstrap.log 2>&1; then
     tail -20 debootstrap.log >&2
     die "debootstrap of Debian $VM_SUITE from $mirror failed (log: $PWD/debootstrap.log)"
   fi
@@ -65,20 +68,18 @@ configure_rootfs() {
   sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=0/' \
     -e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0"/' $R/etc/default/grub
   printf 'GRUB_TERMINAL="serial console"\nGRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"\n' >>$R/etc/default/grub
-  mkdir -p $R/boot/grub
+  prepare_grub
   # the node's test doubles and fixtures (see guest/README in tests/vm/README.md)
-  install -m755 $G/kubelet-standin.py $R/usr/local/bin/kubelet-standin
-  install -m755 $G/kubepods-standin.py $R/usr/local/sbin/kubepods-standin
-  install -m644 $G/kubelet.service $R/etc/systemd/system/kubelet.service
-  install -m644 $G/kubepods-standin.service $R/etc/systemd/system/kubepods-standin.service
+  install -m755 "$G/kubelet-standin.py" $R/usr/local/bin/kubelet-standin
+  install -m755 "$G/kubepods-standin.py" $R/usr/local/sbin/kubepods-standin
+  install -m644 "$G/kubelet.service" $R/etc/systemd/system/kubelet.service
+  install -m644 "$G/kubepods-standin.service" $R/etc/systemd/system/kubepods-standin.service
   install -d -m755 $R/etc/numaops-vm $R/var/lib/kubelet
-  install -m644 $G/pods.json $R/etc/numaops-vm/pods.json
-  install -m644 $G/kubelet-config.yaml $R/var/lib/kubelet/config.yaml
+  install -m644 "$G/pods.json" $R/etc/numaops-vm/pods.json
+  install -m644 "$G/kubelet-config.yaml" $R/var/lib/kubelet/config.yaml
   chroot $R systemctl enable kubelet.service kubepods-standin.service >/dev/null 2>&1
   rm -f $R/var/cache/apt/archives/*.deb $R/var/cache/apt/*.bin
   rm -rf $R/var/lib/apt/lists/*_Packages
-  cp -L $R/vmlinuz vmlinuz
-  cp -L $R/initrd.img initrd.img
   log "build: rootfs configured in $(took "$t")s"
 }
 
@@ -92,28 +93,47 @@ make_disk() {
   echo 'start=2048, type=83, bootable' | sfdisk -q disk.raw
   dd if=root.ext4 of=disk.raw bs=1M seek=1 conv=notrunc,sparse status=none
   rm -f root.ext4
+  # GRUB's boot code: boot.img in the MBR (the partition table stays), core.img in the gap after it.
+  # boot.img loads sector 1 by default and grub-mkimage fills in core.img's own sector count,
+  # so this is what grub-install --target=i386-pc writes, without a loop device.
+  dd if=boot.img of=disk.raw bs=440 count=1 conv=notrunc status=none
+  dd if=core.img of=disk.raw bs=512 seek=1 conv=notrunc status=none
+  rm -f boot.img core.img
   qemu-img convert -f raw -O qcow2 disk.raw base.qcow2
   rm -f disk.raw
   rm -rf rootfs
   log "build: disk image in $(took "$t")s ($(du -h base.qcow2 | cut -f1) allocated)"
 }
 
-# First boot with the kernel given directly: install GRUB into the disk's MBR so that every later
-# boot goes firmware -> GRUB -> kernel like a real node, then power off.
-bake() {
-  local t
-  t=$(now)
-  qemu_start base.qcow2 -kernel vmlinuz -initrd initrd.img -append "root=LABEL=root rw console=ttyS0"
-  wait_ssh "$t" 900 || die "bake: the freshly built image did not come up on SSH (console: $PWD/console.log)"
-  log "bake: first boot to SSH in $(took "$t")s"
-  guest_ssh 'grub-install --target=i386-pc /dev/vda >/dev/null 2>&1 && update-grub >/dev/null 2>&1' ||
-    die "bake: grub-install/update-grub failed in the guest"
-  vm_poweroff
-  rm -f vmlinuz initrd.img
-  log "bake: GRUB installed, base.qcow2 $(du -h base.qcow2 | cut -f1)"
+# GRUB for BIOS boot, made with the image's own GRUB (grub-pc-bin) in the chroot: the modules in
+# /boot/grub/i386-pc, core.img (disk, msdos partition and ext2 drivers; prefix on the first partition)
+# and boot.img for make_disk, and a first grub.cfg. The first boot replaces that grub.cfg with the one
+# Debian's update-grub generates, so every boot goes firmware -> GRUB -> kernel like on a real node.
+prepare_grub() {
+  local R=rootfs kver
+  kver=$(basename "$(readlink -f $R/vmlinuz)")
+  kver=${kver#vmlinuz-}
+  mkdir -p $R/boot/grub
+  cp -a $R/usr/lib/grub/i386-pc $R/boot/grub/
+  chroot $R grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/boot/grub' biosdisk part_msdos ext2
+  mv $R/tmp/core.img core.img
+  cp $R/usr/lib/grub/i386-pc/boot.img boot.img
+  cat >$R/boot/grub/grub.cfg <<EOF
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+set timeout=0
+menuentry 'Debian GNU/Linux (first boot)' {
+  insmod part_msdos
+  insmod ext2
+  set root='hd0,msdos1'
+  linux /boot/vmlinuz-$kver root=LABEL=root ro console=ttyS0 quiet
+  initrd /boot/initrd.img-$kver
+}
+EOF
 }
 
-# Boot through GRUB, wait until the node is settled (kubelet stand-in healthy, kubepods tree up),
+# First boot, through GRUB: let Debian's update-grub write grub.cfg, wait until the node is settled (kubelet stand-in healthy, kubepods tree up),
 # then save disk (snap-disk.qcow2, frozen) and memory+devices (vmstate.bin) with "migrate exec:".
 snapshot() {
   local t st=""
@@ -122,6 +142,9 @@ snapshot() {
   qemu_start snap-disk.qcow2
   wait_ssh "$t" 900 || die "snapshot: boot through GRUB did not reach SSH (console: $PWD/console.log)"
   log "snapshot: boot through GRUB to SSH in $(took "$t")s"
+  guest_ssh 'update-grub >/dev/null 2>&1 && grub-script-check /boot/grub/grub.cfg' ||
+    die "snapshot: update-grub failed in the guest"
+  # shellcheck disable=SC2016  # expanded in the guest
   guest_ssh 'systemctl is-system-running --wait >/dev/null 2>&1; for i in $(seq 240); do
       systemctl is-active -q kubepods-standin.service && python3 -c "import urllib.request as u; u.urlopen(\"http://127.0.0.1:10248/healthz\", timeout=2)" 2>/dev/null && exit 0; sleep 0.5; done
       systemctl --no-pager status kubelet kubepods-standin >&2; exit 1' ||

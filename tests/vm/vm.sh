@@ -209,7 +209,6 @@ ensure_image() {
     build_rootfs
     configure_rootfs
     make_disk
-    bake
     snapshot
   )
   echo "$hash" >"$tmp/READY"
@@ -337,7 +336,7 @@ prune)
   keep=$(recipe_hash)
   for d in "$VM_CACHE_ROOT"/*/; do
     [ -d "$d" ] || continue
-    [ "$(basename "$d")" = "$keep" ] && continue
+    case "$(basename "$d")" in "$keep" | debs) continue ;; esac
     log "removing cached image $d"
     rm -rf "$d"
   done
