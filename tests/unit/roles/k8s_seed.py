@@ -70,7 +70,7 @@ def seed_pods(kubeconfig, pods, node):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n', maxsplit=1)[0])
     parser.add_argument('--kubeconfig', required=True)
     parser.add_argument('--pods', required=True, help='PodList or list of pods (JSON)')
     parser.add_argument('--node', required=True)
