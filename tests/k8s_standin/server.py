@@ -174,6 +174,7 @@ class StandIn:
         self.never_ready = set()
         self.clock_offset = datetime.timedelta(0)
         self._rv = 0
+        self._reconciled_rv = None
         self._ip = 0
         self.types = {}          # (group, version, plural) -> ResourceType
         self.objects = {}        # (group, plural) -> {(namespace, name): obj}
@@ -252,6 +253,7 @@ class StandIn:
         """Workloads (``namespace/name`` or ``*``) whose pods never become ready."""
         with self.lock:
             self.never_ready = set(workloads)
+            self._reconciled_rv = None
 
     def seed(self, obj, keep_status=True):
         """Create an object directly (validation and defaults apply; status is kept, e.g. for pods)."""
@@ -394,6 +396,7 @@ class StandIn:
             if path == '/standin/never-ready' and method in ('PUT', 'POST'):
                 data = json.loads(body or b'{}')
                 self.never_ready = set(data.get('workloads') or [])
+                self._reconciled_rv = None
                 return 200, {'workloads': sorted(self.never_ready)}, {}
             if path == '/standin/clock' and method == 'POST':
                 data = json.loads(body or b'{}')
@@ -1081,6 +1084,15 @@ class StandIn:
         obj['metadata']['resourceVersion'] = self._next_rv()
 
     def _reconcile(self):
+        # Every controller action follows from a write; nothing changed since the last pass -> nothing to do.
+        # A pass that wrote (statuses, pods) runs again until the simulated cluster is steady.
+        for _pass in range(10):
+            if self._reconciled_rv == self._rv:
+                return
+            self._reconciled_rv = self._rv
+            self._reconcile_once()
+
+    def _reconcile_once(self):
         self._reconcile_crds()
         self._reconcile_deletions()
         self._collect_garbage()
