@@ -71,10 +71,14 @@ class ActionModule(NodeFilesAction):
 
         new_text = kubelet_yaml.render(text, doc, new_config, changed_fields)
         # The rendered text must read back as exactly the planned configuration.
-        reread = kubelet_yaml.load(new_text, path)
-        if kubelet_yaml.to_plain(reread) != new_config:
-            raise AnsibleActionFail('%s: internal error: the edited text does not read back as the planned '
-                                    'configuration; nothing was changed. Please report this with the file.' % path)
+        try:
+            reread = current if new_text == text else kubelet_yaml.to_plain(kubelet_yaml.load(new_text, path))
+        except kubelet_yaml.KubeletYamlError:
+            reread = None
+        if reread != new_config:
+            raise AnsibleActionFail('%s: the edited text does not read back as the planned configuration (does the '
+                                    'file use YAML anchors or aliases on the keys this module manages?); nothing '
+                                    'was changed. Please report this with the file.' % path)
 
         writes = []
         if new_text != current_file.text:

@@ -619,7 +619,8 @@ def _check_policy_options(key, config, table, minor, gates, errors, prefix):
     if value and minor is not None:
         gate = prefix + 'PolicyOptions'
         locked = FEATURE_GATES[gate][1]
-        if (locked is None or minor < locked) and not _gate_on(gates, gate, minor):
+        introduced = FEATURE_GATES[gate][0][0][0]
+        if (locked is None or minor < locked) and minor >= introduced and not _gate_on(gates, gate, minor):
             errors.append('%s: policy options need the %s feature gate, which is off in kubelet 1.%d; '
                           'set feature_gates: {%s: true}' % (key, gate, minor, gate))
     for name, raw in value.items():

@@ -129,11 +129,15 @@ def _layout(doc):
 # Rendering new lines
 
 
+_RESOLVER = []
+
+
 def _needs_quotes(text):
     if text in _YAML11_BOOLS:
         return True
-    resolver = YAML(typ='rt').resolver
-    return resolver.resolve(ScalarNode, text, (True, False)) != STR_TAG
+    if not _RESOLVER:
+        _RESOLVER.append(YAML(typ='rt').resolver)
+    return _RESOLVER[0].resolve(ScalarNode, text, (True, False)) != STR_TAG
 
 
 def _to_yaml_value(value):

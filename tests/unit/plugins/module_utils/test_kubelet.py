@@ -307,6 +307,8 @@ INVALID = [
     ('MemoryManager locked', cfg(featureGates={'MemoryManager': False}, **MEM_OK), '1.32',
      ['featureGates.MemoryManager: false is refused by kubelet 1.32']),
     ('bad kubelet version', cfg(), 'v2', ['kubelet_version "v2" is not a Kubernetes 1.x version']),
+    ('topology options before they existed', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}),
+     '1.25', ['option "prefer-closest-numa-nodes" does not exist in kubelet 1.25 (it appeared in 1.26)']),
 ]
 
 
@@ -317,6 +319,12 @@ def test_invalid(name, config, version, fragments):
     text = '\n'.join(err.value.errors)
     for fragment in fragments:
         assert fragment in text
+
+
+def test_no_gate_advice_for_a_gate_that_does_not_exist_yet():
+    with pytest.raises(k.KubeletConfigError) as err:
+        k.validate(cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}), '1.25')
+    assert len(err.value.errors) == 1
 
 
 def test_every_problem_is_reported_at_once():
