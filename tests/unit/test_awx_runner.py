@@ -94,7 +94,7 @@ def awx_job_fixture(tmp_path_factory):
             'K8S_AUTH_KUBECONFIG': standin.kubeconfig_path,  # what the kubeconfig credential type injects
             'ANSIBLE_COLLECTIONS_PATH': _collections_path(),
             'NUMAOPS_SANDBOX': str(sandbox),
-            'ANSIBLE_FORCE_COLOR': '0',
+            'ANSIBLE_NOCOLOR': '1',
         }
         counter = {'n': 0}
 
