@@ -73,7 +73,8 @@ stage_molecule() {
       continue
     fi
     log "molecule test -s $name"
-    (cd extensions && molecule test -s "$name")
+    # a fresh start: molecule keeps per-scenario state (e.g. "prepared") between runs
+    (cd extensions && molecule reset -s "$name" >/dev/null && molecule test -s "$name")
   done
 }
 
