@@ -33,8 +33,8 @@ def test_write_keeps_mode_and_backs_up(tmp_path, capsys):
     f = tmp_path / 'config.yaml'
     f.write_bytes(b'old\n')
     os.chmod(f, 0o600)
-    res = run_module(node_files, capsys, write=[dict(path=str(f), content='new\n', expected_checksum=sha1(b'old\n'),
-                                         backup=True)])
+    res = run_module(node_files, capsys,
+                     write=[dict(path=str(f), content='new\n', expected_checksum=sha1(b'old\n'), backup=True)])
     assert res['changed'] is True and res['written'] == [str(f)]
     assert f.read_bytes() == b'new\n'
     assert stat.S_IMODE(f.stat().st_mode) == 0o600
@@ -49,8 +49,9 @@ def test_stale_checksum_refuses_everything(tmp_path, capsys):
     a.write_bytes(b'a\n')
     b.write_bytes(b'b\n')
     gone.write_bytes(b'{}')
-    res = run_module(node_files, capsys, write=[dict(path=str(a), content='A\n', expected_checksum=sha1(b'a\n')),
-                                    dict(path=str(b), content='B\n', expected_checksum=sha1(b'other'))],
+    res = run_module(node_files, capsys,
+                     write=[dict(path=str(a), content='A\n', expected_checksum=sha1(b'a\n')),
+                            dict(path=str(b), content='B\n', expected_checksum=sha1(b'other'))],
                      remove=[str(gone)])
     assert res['failed'] is True
     assert str(b) in res['msg'] and 'nothing was written' in res['msg']
@@ -67,8 +68,9 @@ def test_expected_absent_but_file_appeared(tmp_path, capsys):
 
 def test_create_with_mode_and_parents(tmp_path, capsys):
     f = tmp_path / 'conf.d' / '99-nri.toml'
-    res = run_module(node_files, capsys, write=[dict(path=str(f), content='x = 1\n', expected_checksum='absent',
-                                         mode='0640', create_parents=True)])
+    res = run_module(node_files, capsys,
+                     write=[dict(path=str(f), content='x = 1\n', expected_checksum='absent', mode='0640',
+                                 create_parents=True)])
     assert res['changed'] is True
     assert stat.S_IMODE(f.stat().st_mode) == 0o640
     missing_parent = tmp_path / 'nope' / 'f'
