@@ -239,15 +239,12 @@ diff:
   type: raw
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
 from ansible_collections.numaops.colocation.plugins.module_utils.containerd import ARGUMENT_SPEC
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.fail_json(msg='numaops.colocation.containerd_nri runs through its action plugin; call it as a task, '
-                         'not with ansible -m raw module execution')
+    action_only_main('numaops.colocation.containerd_nri', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

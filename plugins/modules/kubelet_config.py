@@ -251,15 +251,12 @@ diff:
   elements: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import ARGUMENT_SPEC
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.fail_json(msg='numaops.colocation.kubelet_config runs through its action plugin; call it as a task, '
-                         'not with ansible -m raw module execution')
+    action_only_main('numaops.colocation.kubelet_config', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':
