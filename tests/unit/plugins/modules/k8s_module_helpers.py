@@ -4,29 +4,13 @@
 """Shared helpers of the cluster-side module tests (run through the real client against the stand-in)."""
 from __future__ import annotations
 
-import json
 import os
 import re
 
-import pytest
 import yaml
-
-from ansible.module_utils.testing import patch_module_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 CRD_TEMPLATE = os.path.join(ROOT, 'roles', 'colocation_controller', 'templates', 'crd.yaml.j2')
-
-
-def run_module(module, capsys, check_mode=False, diff=False, **args):
-    """Run a module's main() with these arguments; returns its JSON result (failed or not)."""
-    if check_mode:
-        args['_ansible_check_mode'] = True
-    if diff:
-        args['_ansible_diff'] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            module.main()
-    return json.loads(capsys.readouterr().out)
 
 
 def colocation_crd():

@@ -12,8 +12,8 @@ from ansible_collections.numaops.colocation.plugins.module_utils import k8s as k
 from ansible_collections.numaops.colocation.plugins.modules import colocation_config  # noqa: E402
 from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import (  # noqa: E402,F401 pylint: disable=unused-import
     k8s_client, k8s_standin)
-from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import (  # noqa: E402
-    install_crd, run_module, writes)
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import install_crd, writes  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module  # noqa: E402
 
 GVP = ('config.volcano.sh', 'v1alpha1')
 

@@ -13,8 +13,8 @@ kubernetes = pytest.importorskip('kubernetes')
 from ansible_collections.numaops.colocation.plugins.modules import colocation_sync  # noqa: E402
 from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import (  # noqa: E402,F401 pylint: disable=unused-import
     k8s_client, k8s_standin)
-from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import (  # noqa: E402
-    install_crd, run_module, writes)
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import install_crd, writes  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module  # noqa: E402
 
 NAME = 'volcano.sh/colocation-config-name'
 CONFIG = 'volcano.sh/colocation-config'
