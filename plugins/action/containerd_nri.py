@@ -160,7 +160,7 @@ class ActionModule(NodeFilesAction):
             backup_files=backup_files,
             restore=restore,
         )
-        if diffs:
+        if diffs and self._play_context.diff:
             result['diff'] = diffs[0] if len(diffs) == 1 else diffs
         if warnings:
             result['warnings'] = warnings

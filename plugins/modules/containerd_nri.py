@@ -235,7 +235,7 @@ restore:
   sample: [{path: /etc/containerd/config.toml, backup_file: /etc/containerd/config.toml.12345.2026-11-29@10:00:00~}]
 diff:
   description: Before and after text of the changed file (a list of two when O(mode=dropin) changed both files).
-  returned: when a file changed
+  returned: in diff mode, when a file changed
   type: raw
 '''
 

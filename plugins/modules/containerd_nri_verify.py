@@ -393,7 +393,7 @@ def run(module):
                 what += (' Restarted again: containerd is STILL DOWN (%s%s) - the node needs attention now.'
                          % (detail2, '' if rc2 == 0 else '; `%s` rc=%d: %s' % (command, rc2, output2[-300:])))
         elif params['restart']:
-            what += ' Nothing to restore was given (restore=[]; use backup=true on containerd_nri).'
+            what += ' This task restored no files (its restore list is empty).'
         module.fail_json(msg='%s Last %d lines of %s:\n%s' % (
             what, len(journal), params['log_file'] or 'journalctl -u %s' % params['service'], '\n'.join(journal)),
             **result)

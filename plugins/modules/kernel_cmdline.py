@@ -220,7 +220,7 @@ grub_cfg_paths:
   sample: [/boot/grub2/grub.cfg, /boot/efi/EFI/openEuler/grub.cfg]
 diff:
   description: Before and after of O(grub_defaults_path) and of the grub.cfg files (see the diff_mode attribute).
-  returned: always
+  returned: in diff mode
   type: list
   elements: dict
 notes:
@@ -390,8 +390,9 @@ class KernelCmdline(object):
             grub_cfg_paths=paths,
             notes=self.notes,
             backup_files=self.backups,
-            diff=self.diffs,
         )
+        if self.module._diff:
+            result['diff'] = self.diffs
         self.module.exit_json(**result)
 
     # ---------------------------------------------------------------- /etc/default/grub

@@ -121,7 +121,7 @@ def test_containerd_down_without_restore_says_so(sandbox, capsys):
     res = run_module(capsys, **base_args(sandbox, restart_command=['false']))
     assert res['failed'] is True
     assert '`false` failed (rc=1)' in res['msg']
-    assert 'Nothing to restore was given' in res['msg']
+    assert 'restored no files' in res['msg']
 
 
 def test_server_version_parsing():

@@ -83,7 +83,7 @@ def test_update_grub_generates_checks_and_is_idempotent(tmp_path, capsys):
     assert predicted['changed'] is True and predicted['backend'] == 'update-grub'
     assert predicted['reboot_required'] is True
     assert not os.path.exists(root + '/boot/grub/grub.cfg')  # check mode wrote nothing
-    res = run(capsys, **args)
+    res = run(capsys, diff=True, **args)
     assert res['changed'] is True
     assert res['grub_cfg_paths'] == [root + '/boot/grub/grub.cfg']
     with open(root + '/etc/default/grub') as f:
@@ -297,3 +297,11 @@ def test_conflicting_args(tmp_path, capsys):
     res = run(capsys, **common(root, args=['isolcpus=2-5'], absent_args=['isolcpus'], backend='grubcfg',
                                grub_script_check_path=None))
     assert res['failed'] is True and 'conflicting args: isolcpus' in res['msg']
+
+
+@needs_grub
+def test_diff_only_in_diff_mode(tmp_path, capsys):
+    root = sandbox(tmp_path, 'debian')
+    args = common(root, args=WANT, backend='update-grub', grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
+    assert 'diff' not in run(capsys, check=True, **args)
+    assert run(capsys, check=True, diff=True, **args)['diff']
