@@ -44,7 +44,7 @@ check "kubepods.slice with burstable and besteffort QoS slices" '[ -d $K/kubepod
 check "pod slices named with _ for - in the UID" '[ -d $K/kubepods-burstable.slice/kubepods-burstable-pod8a1d2e3f_4b5c_4d6e_8f70_9a0b1c2d3e4f.slice ]'
 n=$(find $K -name 'cri-containerd-*.scope' -type d | wc -l)
 check "9 container/sandbox scopes (found $n)" '[ "$n" = 9 ]'
-check "every scope holds a process" '! for s in $(find $K -name "cri-containerd-*.scope" -type d); do [ -s $s/cgroup.procs ] || echo empty; done | grep -q empty'
+check "every scope holds a process" '! for s in $(find $K -name "cri-containerd-*.scope" -type d); do [ -n "$(cat $s/cgroup.procs)" ] || echo empty; done | grep -q empty'
 check "memory.high/low/min exist down to the containers" '[ -f $(find $K -name "cri-containerd-*.scope" | head -1)/memory.min ]'
 check "scopes are delegated (Delegate=yes)" '[ "$(systemctl show -P Delegate $(basename $(find $K -name "cri-containerd-*.scope" | head -1)))" = yes ]'
 
@@ -61,7 +61,8 @@ check "containerd config dump shows NRI enabled" 'containerd config dump | pytho
 # --- GRUB tools (Debian's update-grub path)
 check "/etc/default/grub exists (copied from grub2-common's template)" '[ -f /etc/default/grub ]'
 check "grub-mkconfig writes a config grub-script-check accepts" 'grub-mkconfig -o /run/grub-test.cfg >/dev/null 2>&1 && grub-script-check /run/grub-test.cfg'
-check "grub-script-check rejects a broken config" '! printf "if true; then\n" > /run/bad.cfg || ! grub-script-check /run/bad.cfg 2>/dev/null'
+printf 'if true; then\n' >/run/bad.cfg
+check "grub-script-check rejects a broken config" '! grub-script-check /run/bad.cfg 2>/dev/null'
 check "update-grub regenerates /boot/grub/grub.cfg" 'update-grub >/dev/null 2>&1 && grep -q "^\s*linux\s" /boot/grub/grub.cfg'
 
 # --- kubelet stand-in: healthy, refuses a policy change while the old state file exists, refuses invalid policies
@@ -85,8 +86,8 @@ cp /run/kc.orig $C; rm -f /var/lib/kubelet/cpu_manager_state
 T0=$(date +%s); systemctl restart kubelet
 check "original configuration back: healthy" 'wait_kubelet active'
 GUEST
-if grep -q '^not ok' "$RUN/result"; then
-  echo "selftest: FAILED ($(grep -c '^not ok' "$RUN/result") checks)" >&2
+if grep -q '^not ok' "$RUN/result" || ! grep -q '^ok' "$RUN/result"; then
+  echo "selftest: FAILED ($(grep -c '^not ok' "$RUN/result") of $(grep -c 'ok - ' "$RUN/result") checks)" >&2
   exit 1
 fi
 echo "selftest: all $(grep -c '^ok' "$RUN/result") checks passed" >&2

@@ -306,7 +306,8 @@ vm_ssh() {
   if [ $# -eq 0 ]; then
     exec ssh "${SSH_OPTS[@]}" -t root@127.0.0.1
   fi
-  guest_ssh "$@"
+  # stdin goes to the command (vm.sh ssh RUN_DIR bash -s <script)
+  timeout "${SSH_TIMEOUT:-600}" ssh "${SSH_OPTS[@]}" root@127.0.0.1 "$@"
 }
 
 case "${1:-}" in
