@@ -43,7 +43,9 @@ log "first run: ${PLAY[*]} --diff"
 "${PLAY[@]}" --diff | tee "$NUMAOPS_SANDBOX/first-run.log"
 first=$(changed_count "$NUMAOPS_SANDBOX/first-run.log")
 [ "$(failed_count "$NUMAOPS_SANDBOX/first-run.log")" = 0 ] || die "the first run failed (log: $NUMAOPS_SANDBOX/first-run.log)"
-[ -n "$first" ] && [ "$first" -gt 0 ] || die "the first run changed nothing on a fresh copy of the tree (changed=${first:-?})"
+if [ -z "$first" ] || [ "$first" -eq 0 ]; then
+  die "the first run changed nothing on a fresh copy of the tree (changed=${first:-?})"
+fi
 
 log "second run: must report changed=0"
 "${PLAY[@]}" --diff | tee "$NUMAOPS_SANDBOX/second-run.log"

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -59,7 +58,7 @@ def stop(pidfile):
         os.kill(pid, signal.SIGTERM)
     except OSError:
         pass
-    for _ in range(100):
+    for _attempt in range(100):
         try:
             os.kill(pid, 0)
         except OSError:
@@ -125,7 +124,7 @@ def kubelet_start(args):
             state_file(path, policy, extra)
     unhealthy = False
     if args.unhealthy_if:
-        key, _, value = args.unhealthy_if.partition('=')
+        key, _sep, value = args.unhealthy_if.partition('=')
         unhealthy = str(config.get(key)) == value
     address = config.get('healthzBindAddress') or '127.0.0.1'
     port = int(config.get('healthzPort', 10248))
@@ -187,7 +186,7 @@ def containerd_restart(args):
         listeners.append(sock)
     log(args.log, 'containerd: serving on %s; NRI %s' % (args.address, 'enabled, socket ' + paths[-1] if len(paths) > 1 else 'disabled'))
     while True:
-        conn, _ = listeners[0].accept()
+        conn, _peer = listeners[0].accept()
         conn.close()
 
 
