@@ -36,6 +36,20 @@ try:
 except ImportError:  # pragma: no cover - PyYAML ships with ansible-core
     yaml = None
 
+try:
+    from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
+except ImportError:
+    # run as `python tests/k8s_standin` (molecule): ansible_collections.numaops is not on the path there, so load
+    # the collection's own quantity parser (stdlib-only) from this checkout by its file path
+    import importlib.util
+    import os
+    _QUANTITY_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                  'plugins', 'module_utils', 'quantity.py')
+    _SPEC = importlib.util.spec_from_file_location('_k8s_standin_quantity', _QUANTITY_PATH)
+    _QUANTITY = importlib.util.module_from_spec(_SPEC)
+    _SPEC.loader.exec_module(_QUANTITY)
+    QuantityError, parse_quantity = _QUANTITY.QuantityError, _QUANTITY.parse_quantity
+
 from .patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 from .resources import (ResourceType, UNIMPLEMENTED_GROUPS, UNIMPLEMENTED_RESOURCES, UNIMPLEMENTED_SUBRESOURCES,
                         builtin_types)
@@ -141,6 +155,45 @@ def _pod_template_defaults(spec):
                 for port in container.get('ports') or []:
                     if isinstance(port, dict):
                         port.setdefault('protocol', 'TCP')
+
+
+def _pod_qos_class(spec):
+    """status.qosClass as kube-apiserver computes it (pkg/apis/core/helper/qos ComputePodQOS), from cpu and memory
+    requests/limits of all containers and init containers; a request left unset defaults to the limit (as the
+    v1 defaulting does). Quantities are compared exactly (the collection's parse_quantity)."""
+    def amount(value):
+        try:
+            return parse_quantity(value)
+        except QuantityError:  # the real API rejects it at decoding; compare the text then
+            return str(value).strip()
+
+    def positive(value):
+        return not (value == 0)
+
+    requests, limits, guaranteed = {}, {}, True
+    for container in list(spec.get('containers') or []) + list(spec.get('initContainers') or []):
+        if not isinstance(container, dict):
+            continue
+        resources = container.get('resources') or {}
+        container_limits = {k: amount(v) for k, v in (resources.get('limits') or {}).items() if k in ('cpu', 'memory')}
+        container_requests = dict(container_limits)
+        container_requests.update({k: amount(v) for k, v in (resources.get('requests') or {}).items()
+                                   if k in ('cpu', 'memory')})
+        for total, values in ((requests, container_requests), (limits, container_limits)):
+            for name, value in values.items():
+                if positive(value):
+                    total[name] = value if name not in total else _add(total[name], value)
+        if not all(name in container_limits and positive(container_limits[name]) for name in ('cpu', 'memory')):
+            guaranteed = False
+    if not requests and not limits:
+        return 'BestEffort'
+    if guaranteed and set(requests) == set(limits) and all(requests[name] == limits[name] for name in requests):
+        return 'Guaranteed'
+    return 'Burstable'
+
+
+def _add(a, b):
+    return a + b if not isinstance(a, str) and not isinstance(b, str) else '%s+%s' % (a, b)
 
 
 def _pod_spec_causes(spec, where):
@@ -904,7 +957,7 @@ class StandIn:
         spec.setdefault('preemptionPolicy', 'PreemptLowerPriority')
         if existing is None:
             if 'status' not in obj:
-                obj['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+                obj['status'] = {'phase': 'Pending', 'qosClass': _pod_qos_class(spec)}
         else:
             old_spec = copy.deepcopy(existing.get('spec') or {})
             new_spec = copy.deepcopy(spec)
@@ -1312,7 +1365,7 @@ class StandIn:
             new = dict(status)
             new.update({
                 'phase': 'Running', 'hostIP': _node_ip(node), 'podIP': '10.244.0.%d' % (int(_hash(meta['uid'])[:4], 16) % 250 + 2),
-                'startTime': started, 'qosClass': status.get('qosClass', 'BestEffort'),
+                'startTime': started, 'qosClass': status.get('qosClass') or _pod_qos_class(spec),
                 'conditions': [
                     {'type': 'Initialized', 'status': 'True', 'lastTransitionTime': started},
                     {'type': 'Ready', 'status': 'True' if ready else 'False', 'lastTransitionTime': started},
@@ -1320,7 +1373,7 @@ class StandIn:
                     {'type': 'PodScheduled', 'status': 'True', 'lastTransitionTime': started}],
                 'containerStatuses': [
                     {'name': c['name'], 'image': c.get('image'), 'imageID': '', 'ready': ready, 'started': True,
-                     'restartCount': 0, 'containerID': 'containerd://%s' % _hash(meta['uid'] + c['name'])[:32],
+                     'restartCount': 0, 'containerID': 'containerd://%s' % _hash(meta['uid'] + c['name']),
                      'state': {'running': {'startedAt': started}}}
                     for c in spec.get('containers') or []],
             })
