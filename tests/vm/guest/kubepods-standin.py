@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -54,7 +53,7 @@ def start_transient(unit, props):
            "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))",
            unit, "fail", str(count)] + props + ["0"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
-    for _ in range(200):
+    for _attempt in range(200):
         if active(unit):
             return
         time.sleep(0.05)
@@ -102,8 +101,8 @@ def main():
         ensure_scope(sandbox, pod_slice, "sandbox of %s/%s" % (pod["metadata"]["namespace"], pod["metadata"]["name"]))
         for status in pod["status"].get("containerStatuses", []):
             cid = status["containerID"].split("://", 1)[1]
-            ensure_scope(cid, pod_slice, "%s/%s %s" % (pod["metadata"]["namespace"], pod["metadata"]["name"],
-                                                        status["name"]))
+            ensure_scope(cid, pod_slice,
+                         "%s/%s %s" % (pod["metadata"]["namespace"], pod["metadata"]["name"], status["name"]))
             made += 1
     print("kubepods-standin: %d pods, %d containers under /sys/fs/cgroup/kubepods.slice" % (len(pods), made))
 
