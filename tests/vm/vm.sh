@@ -237,7 +237,8 @@ up() {
   rm -f disk.qcow2
   t=$(now)
   if [ "$mode" = --cold ]; then
-    qemu-img create -q -f qcow2 -b "$IMAGE_DIR/base.qcow2" -F qcow2 disk.qcow2
+    # the same disk the saved state has (Debian's own grub.cfg), booted from power-on
+    qemu-img create -q -f qcow2 -b "$IMAGE_DIR/snap-disk.qcow2" -F qcow2 disk.qcow2
     qemu_start disk.qcow2
     wait_ssh "$t" 900 || die "cold boot: no SSH after 900 s (console: $run/console.log)"
     guest_ssh 'systemctl is-system-running --wait >/dev/null 2>&1 || true'
