@@ -39,13 +39,27 @@ except ImportError:  # pragma: no cover - PyYAML ships with ansible-core
 try:
     from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 except ImportError:
-    # run as `python tests/k8s_standin` (molecule): ansible_collections.numaops is not on the path there, so load
-    # the collection's own quantity parser (stdlib-only) from this checkout by its file path
+    # run as `python tests/k8s_standin` (molecule, integration targets): ansible_collections.numaops is not on the
+    # path there, so load the collection's own quantity parser (stdlib-only) by its file path. The nearest
+    # ancestor directory holding galaxy.yml is the collection; ansible-test runs integration targets from a copy
+    # of tests/ under tests/output/.tmp/integration/, so the checkout is further up than tests/..
     import importlib.util
     import os
-    _QUANTITY_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                  'plugins', 'module_utils', 'quantity.py')
-    _SPEC = importlib.util.spec_from_file_location('_k8s_standin_quantity', _QUANTITY_PATH)
+
+    def _find_quantity_py(start):
+        here = start
+        while True:
+            candidate = os.path.join(here, 'plugins', 'module_utils', 'quantity.py')
+            if os.path.isfile(os.path.join(here, 'galaxy.yml')) and os.path.isfile(candidate):
+                return candidate
+            parent = os.path.dirname(here)
+            if parent == here:
+                raise ImportError('k8s_standin: no collection (galaxy.yml with plugins/module_utils/quantity.py) '
+                                  'found above %s' % start)
+            here = parent
+
+    _SPEC = importlib.util.spec_from_file_location('_k8s_standin_quantity',
+                                                   _find_quantity_py(os.path.dirname(os.path.abspath(__file__))))
     _QUANTITY = importlib.util.module_from_spec(_SPEC)
     _SPEC.loader.exec_module(_QUANTITY)
     QuantityError, parse_quantity = _QUANTITY.QuantityError, _QUANTITY.parse_quantity
