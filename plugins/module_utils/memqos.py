@@ -184,32 +184,35 @@ def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size):
     """Per-pod plan: cgroup paths and the expected (page-rounded) container values.
 
     Returns ``{'namespace', 'name', 'uid', 'config_name', 'qos_class', 'cgroup', 'reset', 'skipped',
-    'containers': [{'name', 'cgroup', 'expected', 'skipped'}]}``; ``skipped`` is a reason or None.
-    Paths are relative to the cgroup root.
+    'invalid', 'containers': [{'name', 'cgroup', 'expected', 'skipped', 'invalid'}]}``; ``skipped`` is a
+    reason or None; ``invalid`` is True when the skip is due to data that cannot be used (a pod UID, QoS
+    class, container ID or resource quantity; the reason says what is allowed) rather than the routine
+    "not running" case. Paths are relative to the cgroup root.
     """
     meta = pod.get('metadata') or {}
     plan = {'namespace': meta.get('namespace') or 'default', 'name': meta.get('name'),
             'uid': meta.get('uid'), 'config_name': decision.get('config_name'),
             'qos_class': (pod.get('status') or {}).get('qosClass'), 'cgroup': None,
-            'reset': decision.get('reset', False), 'skipped': None, 'containers': []}
+            'reset': decision.get('reset', False), 'skipped': None, 'invalid': False, 'containers': []}
     where = 'pod %s' % pod_ref(pod)
     try:
         uid = cg.pod_cgroup_uid(pod)
         plan['cgroup'] = cg.pod_path(driver, plan['qos_class'], uid, kubelet_cgroup_root)
     except cg.CgroupPathError as exc:
         plan['skipped'] = '%s: %s' % (where, exc)
+        plan['invalid'] = True
         return plan
     level = qos_level(pod)
     statuses = _container_statuses(pod)
     for index, container in enumerate((pod.get('spec') or {}).get('containers') or []):
         name = container.get('name')
-        entry = {'name': name, 'cgroup': None, 'expected': None, 'skipped': None}
+        entry = {'name': name, 'cgroup': None, 'expected': None, 'skipped': None, 'invalid': False}
         plan['containers'].append(entry)
         try:
-            raw = container_values(container, decision['ratios'], level,
-                                   '%s spec.containers[%d]' % (where, index))
+            raw = container_values(container, decision['ratios'], level, 'spec.containers[%d]' % index)
         except MemQosError as exc:
             entry['skipped'] = str(exc)
+            entry['invalid'] = True
             continue
         entry['expected'] = dict((k, to_text(page_round(v, page_size))) for k, v in raw.items())
         status = statuses.get(name) or {}
@@ -217,13 +220,16 @@ def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size):
             entry['skipped'] = 'container is not running'
             continue
         if not status.get('containerID'):
-            entry['skipped'] = 'container has no containerID yet'
+            entry['skipped'] = ('container is running but its status.containerStatuses[].containerID is empty; '
+                                'allowed: containerd://, cri-o:// or docker:// followed by 64 lower-case hex digits')
+            entry['invalid'] = True
             continue
         try:
             runtime, cid = cg.parse_container_id(status['containerID'])
             entry['cgroup'] = plan['cgroup'] + '/' + cg.container_dir_name(driver, runtime, cid)
         except cg.CgroupPathError as exc:
-            entry['skipped'] = '%s container %s: %s' % (where, name, exc)
+            entry['skipped'] = str(exc)
+            entry['invalid'] = True
     return plan
 
 
@@ -243,12 +249,21 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
     [paths]}``.
 
     Returns ``{'pods': [...], 'levels': [...], 'writes': [ordered writes], 'written', 'unchanged',
-    'skipped'}``; each write is ``{'cgroup', 'file', 'old', 'new', 'level'}`` with text values.
+    'skipped', 'problems', 'containers_found'}``; each write is ``{'cgroup', 'file', 'old', 'new', 'level'}``
+    with text values. ``problems`` lists the skips that deserve a warning (everything but a pod or container
+    that is gone or not running), each ``{'kind': 'invalid' | 'no_memory_controller', 'pod': 'ns/name' or
+    None, 'container': name or None, 'level': 'pod'/'qos'/'kubepods' or None, 'cgroup', 'reason'}``.
+    ``containers_found``: containers of managed pods whose cgroup exists (the ones that should be written).
     """
     final = {}
     writes = []
-    counts = {'unchanged': 0, 'skipped': 0}
+    counts = {'unchanged': 0, 'skipped': 0, 'found': 0}
     pods_out = []
+    problems = []
+
+    def problem(kind, reason, cgroup, pod=None, container=None, level=None):
+        problems.append({'kind': kind, 'pod': pod, 'container': container, 'level': level,
+                         'cgroup': cgroup, 'reason': reason})
 
     def want(path, name, value, level):
         old = _read(snapshot, path, name)
@@ -268,6 +283,9 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
         out['skipped'] = plan['skipped']
         out['containers'] = []
         pods_out.append(out)
+        ref = '%s/%s' % (out['namespace'], out['name'])
+        if plan.get('invalid'):
+            problem('invalid', plan['skipped'], plan['cgroup'], pod=ref)
         if plan['skipped'] is None and plan['cgroup'] not in snapshot:
             out['skipped'] = 'pod cgroup %s not found (the pod is gone or not started yet)' % plan['cgroup']
         if out['skipped']:
@@ -278,13 +296,18 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             cout = {'name': entry['name'], 'cgroup': entry['cgroup'], 'expected': entry['expected'],
                     'actual': None, 'drift': [], 'changed': False, 'skipped': entry['skipped']}
             out['containers'].append(cout)
+            if entry.get('invalid'):
+                problem('invalid', entry['skipped'], entry['cgroup'], pod=ref, container=entry['name'])
             if cout['skipped'] is None and entry['cgroup'] not in snapshot:
                 cout['skipped'] = 'container cgroup %s not found (the container is gone)' % entry['cgroup']
             if cout['skipped'] is None:
+                counts['found'] += 1
                 missing = [f for f in CONTAINER_FILES if _read(snapshot, entry['cgroup'], f) is None]
                 if missing:
                     cout['skipped'] = ('%s has no %s: the memory controller is not enabled for this cgroup'
                                        % (entry['cgroup'], ', '.join(missing)))
+                    problem('no_memory_controller', cout['skipped'], entry['cgroup'], pod=ref,
+                            container=entry['name'])
             if cout['skipped']:
                 counts['skipped'] += 1
                 continue
@@ -297,13 +320,14 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
 
     levels = []
     if hierarchy:
-        def level_sum(path, level, label):
+        def level_sum(path, level, label, ref=None):
             kids = children.get(path) or []
             entry = {'cgroup': path, 'level': label, 'expected': {}, 'actual': {}, 'drift': [], 'changed': False}
             missing = [f for f in PROTECTION_FILES if _read(snapshot, path, f) is None]
             if path not in snapshot or missing:
                 entry['skipped'] = ('%s has no %s: the memory controller is not enabled for this cgroup'
                                     % (path, ', '.join(missing or PROTECTION_FILES)))
+                problem('no_memory_controller', entry['skipped'], path, pod=ref, level=label)
                 levels.append(entry)
                 return
             entry['skipped'] = None
@@ -322,7 +346,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             levels.append(entry)
 
         for out in managed_pods:
-            level_sum(out['cgroup'], LEVEL_POD, 'pod')
+            level_sum(out['cgroup'], LEVEL_POD, 'pod', '%s/%s' % (out['namespace'], out['name']))
         for path in top_paths.get('qos') or []:
             if path in snapshot:
                 level_sum(path, LEVEL_QOS, 'qos')
@@ -331,7 +355,8 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
 
     ordered = order_writes(writes)
     return {'pods': pods_out, 'levels': levels, 'writes': ordered, 'written': len(ordered),
-            'unchanged': counts['unchanged'], 'skipped': counts['skipped']}
+            'unchanged': counts['unchanged'], 'skipped': counts['skipped'], 'problems': problems,
+            'containers_found': counts['found']}
 
 
 def order_writes(writes):

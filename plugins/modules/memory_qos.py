@@ -29,7 +29,12 @@ description:
     no change, and a value that is already right is never rewritten.
   - Only files that already exist are written (a file is never created). Pod UIDs and container IDs are
     accepted only in the forms Kubernetes and the container runtimes produce, and nothing outside the
-    kubepods cgroup is ever written. A pod or container whose cgroup has vanished is reported and skipped.
+    kubepods cgroup is ever written. A pod or container whose cgroup has vanished (also while it is being
+    written) is reported and skipped.
+  - Every other skip produces a warning naming the pod (and container) or cgroup, why and what is allowed
+    or what to do; an invalid pod UID, container ID or memory quantity, and a cgroup whose parent does not
+    enable the memory controller. When no running container to manage can be written because the memory
+    controller is not enabled below its pod, the module fails and nothing is written.
   - Requires the unified cgroup v2 hierarchy with the memory controller. On a cgroup v1 or hybrid node the
     module fails and names the fix (boot with C(systemd.unified_cgroup_hierarchy=1), which
     M(numaops.colocation.kernel_cmdline) can set).
@@ -174,8 +179,9 @@ unchanged:
   type: int
   sample: 1308
 skipped:
-  description: Number of managed pods and containers skipped (cgroup vanished, container not running,
-    invalid UID or container ID, memory controller not enabled). Each has a reason in RV(pods).
+  description: Number of managed pods and containers skipped (cgroup vanished, also while being written,
+    container not running, invalid UID, container ID or memory quantity, memory controller not enabled).
+    Each has a reason in RV(pods) (a pod cgroup that vanished while being written, in RV(levels)).
   returned: always
   type: int
   sample: 1
@@ -216,13 +222,18 @@ pods:
         drift: {description: The files whose actual value differs from the expected one., type: list, elements: str, returned: always}
         changed: {description: Whether any file of this container was (or would be) written., type: bool, returned: always}
         skipped:
-          description: Why the container was skipped (null when it was not).
+          description:
+            - Why the container was skipped (null when it was not), for example its cgroup vanished (also while
+              being written), an invalid container ID or memory quantity (the reason says what is allowed) or
+              the memory controller is not enabled for its cgroup.
           type: str
           returned: always
 levels:
   description:
     - The pod, QoS-class and kubepods cgroups and their C(memory.min)/C(memory.low) (sum of their children).
       Empty with O(hierarchy=false).
+    - C(skipped) is null, or why the cgroup was not written (the memory controller is not enabled for it, or
+      it vanished while being written).
   returned: always
   type: list
   elements: dict
@@ -446,11 +457,74 @@ def write_value(path, text):
         os.close(fd)
 
 
+def memory_fix(tree, parents):
+    """What to do about cgroups below ``parents`` (relative paths) that have no memory.* files (message text)."""
+    path = os.path.join(tree.root, parents[0]) if parents[0] else tree.root
+    try:
+        listed = read_text(os.path.join(tree.abspath(parents[0]), 'cgroup.subtree_control')).split()
+        lists = ', which lists: %s' % (' '.join(listed) or 'nothing')
+    except (IOError, OSError, NodeError, cg.CgroupPathError):
+        lists = ''
+    more = (' (and in that of %d more cgroup%s)' % (len(parents) - 1, 's' if len(parents) > 2 else '')
+            if len(parents) > 1 else '')
+    return ('memory is not in %s/cgroup.subtree_control%s%s. Enable it there (echo +memory > %s/cgroup.subtree_control; '
+            'with the systemd driver, systemd enables it for units with MemoryAccounting=yes, the default with '
+            'DefaultMemoryAccounting=yes in /etc/systemd/system.conf, and may undo a manual write) and run again'
+            % (path, lists, more, path))
+
+
+def problem_warnings(tree, problems):
+    """One warning per invalid pod or container, and one per cgroup whose children lack the memory controller."""
+    warnings = []
+    nomem = {}
+    for item in problems:
+        if item['kind'] == 'invalid':
+            if item['container'] is None:
+                warnings.append('pod %s skipped: %s' % (item['pod'], item['reason']))
+            else:
+                warnings.append('pod %s container %s skipped: %s; nothing is written for it'
+                                % (item['pod'], item['container'], item['reason']))
+        else:
+            nomem.setdefault(os.path.dirname(item['cgroup']), []).append(item)
+    for parent, items in sorted(nomem.items()):
+        names = []
+        for item in items:
+            if item['container'] is not None:
+                names.append('container %s of pod %s (%s)' % (item['container'], item['pod'], item['cgroup']))
+            else:
+                names.append('%s cgroup %s' % (item['level'], item['cgroup']))
+        warnings.append('skipped %s: no memory.high/memory.low/memory.min files, the memory controller is not '
+                        'enabled below %s; %s' % ('; '.join(names), parent, memory_fix(tree, [parent])))
+    return warnings
+
+
 def build_diff(root, writes):
     before = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['old']) for w in writes)
     after = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['new']) for w in writes)
     return {'before': before, 'after': after,
             'before_header': '%s (before)' % root, 'after_header': '%s (after)' % root}
+
+
+def mark_vanished(result, vanished, done, warnings, tree):
+    """Report cgroups that vanished between planning and writing: a reason in pods/levels and a warning."""
+    entries = {}
+    for pod in result['pods']:
+        for entry in pod['containers']:
+            if entry['cgroup']:
+                entries[entry['cgroup']] = ('container %s of pod %s/%s' % (entry['name'], pod['namespace'], pod['name']), entry)
+    for entry in result['levels']:
+        entries[entry['cgroup']] = ('%s cgroup' % entry['level'], entry)
+    for cgroup, files in sorted(vanished.items()):
+        if os.path.isdir(os.path.join(tree.root, cgroup)):
+            text = '%s lost %s before they could be written (the memory controller was disabled meanwhile)'
+        else:
+            text = '%s vanished before %s could be written (the pod or container is gone)'
+        reason = text % (cgroup, ', '.join(files))
+        what, entry = entries.get(cgroup, ('cgroup', None))
+        if entry is not None:
+            entry['skipped'] = reason
+            entry['changed'] = any(w['cgroup'] == cgroup for w in done)
+        warnings.append('%s skipped: %s' % (what, reason))
 
 
 def run(module):
@@ -533,18 +607,30 @@ def run(module):
 
     result = mq.plan_node(plans, tree.snapshot, tree.children, {'kubepods': kubepods, 'qos': qos_paths},
                           hierarchy=hierarchy, page_size=page_size)
+    nomem = [p for p in result['problems'] if p['kind'] == 'no_memory_controller' and p['container'] is not None]
+    if nomem and len(nomem) == result['containers_found']:
+        parents = sorted(set(os.path.dirname(p['cgroup']) for p in nomem))
+        raise NodeError('no running container to manage can be written (%d found): their cgroups have no '
+                        'memory.high/memory.low/memory.min because the memory controller is not enabled below '
+                        '%s%s; %s. Nothing was written'
+                        % (len(nomem), ', '.join(parents[:5]), ' and %d more' % (len(parents) - 5) if len(parents) > 5 else '',
+                           memory_fix(tree, parents)))
+    warnings.extend(problem_warnings(tree, result['problems']))
 
     done = []
-    vanished = []
+    vanished = {}
     mismatched = []
     if not module.check_mode:
         for write in result['writes']:
+            if write['cgroup'] in vanished:
+                vanished[write['cgroup']].append(write['file'])
+                continue
             path = os.path.join(tree.abspath(write['cgroup']), write['file'])
             try:
                 write_value(path, write['new'])
             except (IOError, OSError) as exc:
                 if exc.errno in VANISHED:
-                    vanished.append(write)
+                    vanished[write['cgroup']] = [write['file']]
                     continue
                 raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
                                 % (write['new'], path, to_native(exc), len(done),
@@ -562,13 +648,7 @@ def run(module):
     else:
         done = list(result['writes'])
 
-    for write in vanished:
-        warnings.append('%s/%s vanished before it could be written (the pod or container is gone); skipped'
-                        % (write['cgroup'], write['file']))
-    for pod in result['pods']:
-        # a vanished pod is routine (it ended meanwhile); anything else deserves a warning
-        if pod['skipped'] and 'not found' not in pod['skipped']:
-            warnings.append('pod %s/%s skipped: %s' % (pod['namespace'], pod['name'], pod['skipped']))
+    mark_vanished(result, vanished, done, warnings, tree)
 
     output = dict(
         changed=bool(done),

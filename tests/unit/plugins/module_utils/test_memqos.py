@@ -205,7 +205,21 @@ def test_pod_plan_refuses_unsafe_container_id():
     pod = make_pod('p', cids={'app': 'containerd://../../../../etc/x'})
     plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     assert 'not one a supported runtime produces' in plan['containers'][0]['skipped']
-    assert plan['containers'][0]['cgroup'] is None
+    assert plan['containers'][0]['cgroup'] is None and plan['containers'][0]['invalid'] is True
+
+
+def test_pod_plan_marks_invalid_data_but_not_routine_skips():
+    pod = make_pod('p', containers=[container('q', {'memory': 'lots'}), container('idle'), container('noid')])
+    pod['status']['containerStatuses'][1]['state'] = {'waiting': {}}
+    del pod['status']['containerStatuses'][2]['containerID']
+    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    bad, idle, noid = plan['containers']
+    assert bad['invalid'] is True and "invalid quantity 'lots' for spec.containers[0].resources.limits[memory]" in bad['skipped']
+    assert idle['invalid'] is False and idle['skipped'] == 'container is not running'
+    assert noid['invalid'] is True and 'containerID is empty' in noid['skipped'] and 'allowed' in noid['skipped']
+    assert plan['invalid'] is False
+    pod['metadata']['uid'] = '../x'
+    assert mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)['invalid'] is True
 
 
 # ---------------------------------------------------------------- leveled write order
@@ -391,6 +405,24 @@ def test_plan_node_skips_vanished_and_memoryless_cgroups():
     assert 'memory controller is not enabled' in by_name['nomem']['containers'][0]['skipped']
     assert by_name['ok']['containers'][0]['changed'] is True
     assert result['skipped'] == 2
+    # only the memoryless container is a problem (a vanished pod is routine); 2 containers were found
+    assert result['containers_found'] == 2
+    assert [(p['kind'], p['pod'], p['container'], p['cgroup']) for p in result['problems']] == [
+        ('no_memory_controller', 'team/nomem', 'app', plans[1]['containers'][0]['cgroup'])]
+
+
+def test_plan_node_reports_invalid_pods_containers_and_memoryless_levels():
+    pods = [make_pod('baduid'), make_pod('badcid', cids={'app': 'docker://../../x'}), make_pod('ok')]
+    pods[0]['metadata']['uid'] = 'NOT-A-UID'
+    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    snap, children = _snapshot_for(plans[2:])
+    snap[plans[1]['cgroup']] = {'memory.min': 0, 'memory.low': 0}
+    snap[plans[2]['cgroup']] = {}   # the pod itself has no memory.min/low
+    result = mq.plan_node(plans, snap, children, {'kubepods': 'kubepods.slice', 'qos': []}, True, 4096)
+    problems = [(p['kind'], p['pod'], p['container'], p['level']) for p in result['problems']]
+    assert problems == [('invalid', 'team/baduid', None, None), ('invalid', 'team/badcid', 'app', None),
+                        ('no_memory_controller', 'team/ok', None, 'pod')]
+    assert 'allowed' in result['problems'][1]['reason'] and result['containers_found'] == 1
 
 
 def test_plan_node_reset_lowers_levels_children_first():

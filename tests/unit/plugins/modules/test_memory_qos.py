@@ -14,6 +14,7 @@ import os
 
 import pytest
 
+from ansible.module_utils.common import warnings as module_warnings
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.modules import memory_qos
 from ansible_collections.numaops.colocation.tests.standins.cgroup2 import CgroupV2StandIn, build_node, hybrid_tree
@@ -25,6 +26,10 @@ GI = 2 ** 30
 
 
 def run(capsys, check=False, diff=False, **args):
+    # each run starts with no warnings, as in its own process on a node: ansible-core keeps module warnings
+    # in a process-wide collection that exit_json does not empty, so in-process runs would also return
+    # the warnings of earlier runs
+    module_warnings._global_warnings.clear()
     args.setdefault('cgroup_driver', 'auto')
     args.setdefault('kubelet_config_path', '/nonexistent/kubelet/config.yaml')
     return run_module(memory_qos, capsys, check_mode=check, diff=diff, **args)
@@ -190,13 +195,133 @@ def test_vanished_container_and_pod_are_skipped(capsys, node):
     assert standin.settle() == []
 
 
-def test_container_without_memory_controller_is_skipped_not_created(capsys, tmp_path):
-    pods = [make_pod('p', labels={'a': 'b'})]
+def contents(standin):
+    return dict((f, open(os.path.join(standin.root, f)).read()) for f in standin.files())
+
+
+@pytest.mark.parametrize('check', [False, True])
+def test_memory_controller_missing_below_every_pod_fails_and_writes_nothing(capsys, tmp_path, check):
+    """No container can be written: the run must not report ok/changed=False as if all were well."""
+    pods = [make_pod('p', labels={'a': 'b'}), make_pod('q', labels={'a': 'b'}, runtime='cri-o')]
     standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods, pod_memory=False)
+    before = contents(standin)
+    res = run(capsys, check=check, pods=pods, configs=[make_config('c', selector={}, memory_qos=R)],
+              cgroup_root=standin.root)
+    assert res['failed'] is True, res
+    msg = res['msg']
+    assert 'no running container to manage can be written (2 found)' in msg and 'memory controller is not enabled' in msg
+    assert pod_dir(pods[0]) in msg and pod_dir(pods[1]) in msg
+    # names the file to fix, what it lists now and what to write into it
+    assert os.path.join(standin.root, pod_dir(pods[0]), 'cgroup.subtree_control') in msg
+    assert 'which lists: cpu pids' in msg and '(and in that of 1 more cgroup)' in msg
+    assert 'echo +memory >' in msg and 'Nothing was written' in msg
+    assert contents(standin) == before
+
+
+def test_memory_controller_missing_below_one_pod_warns_and_applies_the_others(capsys, tmp_path):
+    good = make_pod('good', labels={'a': 'b'})
+    bare = make_pod('bare', labels={'a': 'b'}, containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'}),
+                                                           container('y', {'memory': '1Gi'}, {'memory': '1Gi'})])
+    standin = CgroupV2StandIn(str(tmp_path / 'cg'))
+    build_node(standin, [bare], pod_memory=False)
+    build_node(standin, [good])
+    files = standin.files()
+    res = run(capsys, pods=[good, bare], configs=[make_config('c', selector={}, memory_qos=R)], cgroup_root=standin.root)
+    assert not res.get('failed') and res['changed'] is True, res
+    assert res['skipped'] == 2
+    assert standin.read(cont_dir(good), 'memory.min') != '0'
+    skipped = [c['skipped'] for p in res['pods'] if p['name'] == 'bare' for c in p['containers']]
+    assert all('memory controller is not enabled' in r for r in skipped) and len(skipped) == 2
+    assert not any(w['cgroup'].startswith(pod_dir(bare) + '/') for w in res['writes'])
+    # one warning for the pod's cgroup, naming both containers, the cgroup and the fix
+    warned = [w for w in warnings_of(res) if 'memory controller is not enabled' in w]
+    assert len(warned) == 1, warnings_of(res)
+    assert 'container x of pod team/bare' in warned[0] and 'container y of pod team/bare' in warned[0]
+    assert cont_dir(bare, 0) in warned[0] and 'below ' + pod_dir(bare) in warned[0]
+    assert 'which lists: cpu pids' in warned[0] and 'echo +memory >' in warned[0]
+    assert standin.files() == files and standin.settle() == []
+
+
+HOSTILE_IDS = ['containerd://../../../etc', 'containerd://' + '../' * 20 + 'etc/passwd', 'containerd://' + 'a' * 64 + '\n',
+               'containerd://' + 'A' * 64, 'rkt://' + 'a' * 64, 'containerd:///' + 'a' * 63, 'docker://',
+               '/sys/fs/cgroup', 12345]
+
+
+@pytest.mark.parametrize('cid', HOSTILE_IDS)
+def test_hostile_container_id_is_skipped_with_warning_and_nothing_outside_touched(capsys, tmp_path, cid):
+    two = [container('evil', {'memory': '1Gi'}, {'memory': '1Gi'}), container('fine', {'memory': '1Gi'}, {'memory': '1Gi'})]
+    pods = [make_pod('p', labels={}, containers=two)]
+    standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods)
+    # bait outside the kubepods tree, where a path made of the ID could lead
+    outside = tmp_path / 'etc'
+    outside.mkdir()
+    for name in ('memory.high', 'memory.low', 'memory.min', 'passwd'):
+        (outside / name).write_text('untouched\n')
+    pods[0]['status']['containerStatuses'][0]['containerID'] = cid
     files = standin.files()
     res = run(capsys, pods=pods, configs=[make_config('c', selector={}, memory_qos=R)], cgroup_root=standin.root)
-    assert 'memory controller is not enabled' in res['pods'][0]['containers'][0]['skipped']
+    assert not res.get('failed'), res
+    evil, fine = res['pods'][0]['containers']
+    assert evil['cgroup'] is None and 'allowed: containerd://, cri-o:// or docker://' in evil['skipped']
+    assert fine['changed'] is True and res['skipped'] == 1
+    warned = [w for w in warnings_of(res) if 'container evil' in w]
+    assert len(warned) == 1 and 'pod team/p container evil skipped' in warned[0]
+    assert 'allowed: containerd://, cri-o:// or docker:// followed by 64 lower-case hex digits' in warned[0]
+    assert all((outside / name).read_text() == 'untouched\n' for name in os.listdir(str(outside)))
+    assert sorted(os.listdir(str(outside))) == ['memory.high', 'memory.low', 'memory.min', 'passwd']
     assert standin.files() == files
+    assert {w['cgroup'] for w in res['writes'] if w['level'] == 3} == {cont_dir(pods[0], 1)}
+
+
+def test_running_container_without_id_and_bad_quantity_are_warned(capsys, node):
+    standin, pods, configs = node
+    del pods[0]['status']['containerStatuses'][1]['containerID']
+    pods[1]['spec']['containers'][0]['resources']['limits']['memory'] = 'lots'
+    pods[0]['status']['containerStatuses'][0]['state'] = {'waiting': {'reason': 'CrashLoopBackOff'}}
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert not res.get('failed'), res
+    warned = warnings_of(res)
+    no_id = [w for w in warned if 'pod team/offline container b skipped' in w]
+    assert len(no_id) == 1 and 'containerID is empty' in no_id[0] and 'allowed' in no_id[0]
+    bad = [w for w in warned if 'pod team/online container a skipped' in w]
+    assert len(bad) == 1 and "invalid quantity 'lots'" in bad[0] and 'spec.containers[0].resources.limits[memory]' in bad[0]
+    # a container that is simply not running is routine: reported in pods, not warned
+    assert res['pods'][0]['containers'][0]['skipped'] == 'container is not running'
+    assert not any('container a' in w and 'team/offline' in w for w in warned)
+    assert len(warned) == 2 and res['skipped'] == 3
+
+
+def test_cgroup_vanishing_between_planning_and_writing_is_skipped_with_warning(capsys, node, monkeypatch):
+    """The container ends after the tree was read: its writes fail with ENOENT; the others are made."""
+    standin, pods, configs = node
+    victim = cont_dir(pods[0], 1)
+    victim_abs = os.path.join(standin.root, victim)
+    attempts = []
+    real_write = memory_qos.write_value
+
+    def write_value(path, text):
+        if path.startswith(victim_abs + os.sep):
+            attempts.append(path)
+            if os.path.isdir(victim_abs):
+                standin.remove(victim)  # the container ends right now
+        return real_write(path, text)
+
+    monkeypatch.setattr(memory_qos, 'write_value', write_value)
+    planned = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root)
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert not res.get('failed') and res['changed'] is True, res
+    assert len(attempts) == 1   # the cgroup is gone: its other files are not tried
+    entry = res['pods'][0]['containers'][1]
+    assert 'vanished before' in entry['skipped'] and victim in entry['skipped'] and entry['changed'] is False
+    assert res['skipped'] == 1
+    assert not any(w['cgroup'] == victim for w in res['writes'])
+    assert res['written'] == planned['written'] - 3
+    warned = [w for w in warnings_of(res) if 'vanished' in w]
+    assert len(warned) == 1 and victim in warned[0] and 'container b of pod team/offline skipped' in warned[0]
+    # everything else was written as planned
+    assert standin.read(cont_dir(pods[0], 0), 'memory.min') == res['pods'][0]['containers'][0]['expected']['memory.min']
+    assert standin.read(cont_dir(pods[1]), 'memory.min') == res['pods'][1]['containers'][0]['expected']['memory.min']
+    assert standin.settle() == []
 
 
 def test_write_to_missing_file_fails_like_the_kernel(tmp_path):
