@@ -33,6 +33,9 @@ class ActionModule(NodeFilesAction):
             kubelet_yaml.require_ruamel()
         except kubelet_yaml.KubeletYamlError as err:
             raise AnsibleActionFail(str(err))
+        empty = kubelet.empty_string_errors(self._task.args)
+        if empty:
+            raise AnsibleActionFail(_refusal(self._task.args.get('path') or kubelet.DEFAULT_PATH, empty))
         args = self.validate_args(kubelet.ARGUMENT_SPEC)
         path = args['path']
         state_dir = args['state_dir']

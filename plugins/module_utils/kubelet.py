@@ -301,6 +301,23 @@ def plain_value(value):
     return value
 
 
+def empty_string_errors(args):
+    """Refusals for dictionary/list options given as ``""`` (the raw task arguments, before Ansible's type check).
+
+    ``""`` removes a string-valued key only; ``{}`` / ``[]`` removes a dictionary/list-valued one. Ansible's own
+    type check would refuse ``""`` for these options with a message that does not say so.
+    """
+    errors = []
+    for option, key in OPTION_KEYS:
+        kind = ARGUMENT_SPEC[option]['type']
+        if kind in ('dict', 'list') and isinstance(args.get(option), str) and args[option] == '':
+            empty = '{}' if kind == 'dict' else '[]'
+            errors.append('%s: "" is not a %s; to remove %s from the file use %s: %s ("" removes only the '
+                          'string-valued keys, such as cpu_manager_policy)'
+                          % (option, 'dictionary' if kind == 'dict' else 'list', key, option, empty))
+    return errors
+
+
 def requested_values(params):
     """Turn module parameters into ``{key: new value or REMOVE}`` for the keys the task sets.
 
@@ -313,11 +330,6 @@ def requested_values(params):
     for option, key in OPTION_KEYS:
         value = plain_value(params.get(option))
         if value is None:
-            continue
-        if isinstance(value, str) and option in ('cpu_manager_policy_options', 'topology_manager_policy_options',
-                                                 'system_reserved', 'kube_reserved', 'feature_gates',
-                                                 'reserved_memory') and value == '':
-            wanted[key] = REMOVE
             continue
         if key in ('cpuManagerPolicy', 'cpuManagerReconcilePeriod', 'topologyManagerPolicy',
                    'topologyManagerScope', 'memoryManagerPolicy', 'reservedSystemCPUs'):
@@ -561,9 +573,10 @@ def _reserved_amounts(config, key, errors):
 
 
 def _check_choice(config, key, allowed, errors, hint=None):
-    if key not in config:
+    value = config.get(key)
+    if value in (None, ''):
+        # SetDefaults_KubeletConfiguration: an empty (or null) string gets the default, like a missing key.
         return DEFAULTS[key]
-    value = config[key]
     if value not in allowed:
         message = '%s: %s is not allowed (allowed: %s)' % (key, _pretty(value), ', '.join(allowed))
         if isinstance(value, str):
@@ -621,8 +634,8 @@ def _check_policy_options(key, config, table, minor, gates, errors, prefix):
         locked = FEATURE_GATES[gate][1]
         introduced = FEATURE_GATES[gate][0][0][0]
         if (locked is None or minor < locked) and minor >= introduced and not _gate_on(gates, gate, minor):
-            errors.append('%s: policy options need the %s feature gate, which is off in kubelet 1.%d; '
-                          'set feature_gates: {%s: true}' % (key, gate, minor, gate))
+            errors.append('%s: policy options %s need the %s feature gate, which is off in kubelet 1.%d; '
+                          'set feature_gates: {%s: true}' % (key, _pretty(value), gate, minor, gate))
     for name, raw in value.items():
         if name not in table:
             errors.append('%s: unknown option "%s" (allowed: %s)' % (key, name, ', '.join(sorted(table))))
@@ -784,10 +797,12 @@ def validate(config, kubelet_version=None):
             errors.append('reservedSystemCPUs: %s' % err)
         cgroups = [k for k in ('systemReservedCgroup', 'kubeReservedCgroup') if config.get(k) not in (None, '')]
         if cgroups:
-            errors.append('reservedSystemCPUs: cannot be combined with %s (the kubelet refuses '
+            errors.append('reservedSystemCPUs: %s cannot be combined with %s (the kubelet refuses '
                           'reservedSystemCPUs together with systemReservedCgroup or kubeReservedCgroup); remove '
-                          '%s from %s or drop reservedSystemCPUs'
-                          % (' and '.join(cgroups), ' and '.join(cgroups), 'the file'))
+                          '%s from the file, or set reserved_system_cpus: "" and reserve CPUs with a cpu amount in '
+                          'system_reserved/kube_reserved instead'
+                          % (_pretty(config['reservedSystemCPUs']),
+                             ' and '.join('%s %s' % (k, _pretty(config[k])) for k in cgroups), ' and '.join(cgroups)))
     system = _reserved_amounts(config, 'systemReserved', errors)
     kube = _reserved_amounts(config, 'kubeReserved', errors)
 
@@ -797,9 +812,12 @@ def validate(config, kubelet_version=None):
                           'TopologyManager')
 
     if cpu_policy == 'none' and config.get('cpuManagerPolicyOptions'):
-        errors.append('cpuManagerPolicyOptions: set while cpuManagerPolicy is "none"; the none policy refuses '
+        errors.append('cpuManagerPolicyOptions: %s set while cpuManagerPolicy is %s; the none policy refuses '
                       'every option (kubelet fails with "None policy: received unsupported options"); set '
-                      'cpu_manager_policy: static or cpu_manager_policy_options: {}')
+                      'cpu_manager_policy: static or cpu_manager_policy_options: {}'
+                      % (_pretty(config['cpuManagerPolicyOptions']),
+                         '"none"' if config.get('cpuManagerPolicy') == 'none' else '%s (the default, "none")'
+                         % ('not set' if 'cpuManagerPolicy' not in config else _pretty(config['cpuManagerPolicy']))))
     for first, second in CPU_OPTION_CONFLICTS:
         if cpu_options.get(first) is True and cpu_options.get(second) is True:
             errors.append('cpuManagerPolicyOptions: "%s" and "%s" cannot both be true (the kubelet refuses '

@@ -26,7 +26,11 @@ description:
   - Removes the CPU manager and memory manager checkpoint files (C(cpu_manager_state),
     C(memory_manager_state) in O(state_dir)) exactly when the kubelet would otherwise refuse to
     start with the new configuration, and never otherwise. See RV(state_files_removed).
-  - An option that is not set leaves its key alone; an empty value (V(""), V({}), V([])) removes the key.
+  - An option that is not set leaves its key alone. An empty value of the option's type removes the key -
+    V("") for a string option (O(cpu_manager_policy), O(cpu_manager_reconcile_period), O(topology_manager_policy),
+    O(topology_manager_scope), O(memory_manager_policy), O(reserved_system_cpus)), V({}) for a dictionary option
+    (O(cpu_manager_policy_options), O(topology_manager_policy_options), O(system_reserved), O(kube_reserved),
+    O(feature_gates)) and V([]) for O(reserved_memory). V("") given to a dictionary or list option is refused.
   - The module runs through an action plugin. The file is edited on the controller, which needs the
     Python library C(ruamel.yaml); the node needs only Python's standard library.
 author:

@@ -158,6 +158,20 @@ VALID = [
                                                        'pid': '1000'}), None),
     ('CPUManagerPolicyOptions gate on in 1.23', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
                                                     **STATIC), '1.23'),
+    # SetDefaults_KubeletConfiguration gives an empty policy/scope its default, as for a missing key.
+    ('empty policies and scope mean the defaults', cfg(cpuManagerPolicy='', topologyManagerPolicy='',
+                                                       topologyManagerScope='', memoryManagerPolicy=''), '1.31'),
+    ('empty cpuManagerPolicy', cfg(cpuManagerPolicy=''), None),
+    ('empty topologyManagerPolicy', cfg(topologyManagerPolicy=''), None),
+    ('empty topologyManagerScope', cfg(topologyManagerScope=''), None),
+    ('empty memoryManagerPolicy with reservedMemory', cfg(memoryManagerPolicy='',
+                                                          reservedMemory=[{'numaNode': 0, 'limits': {'memory': '1Gi'}}]),
+     None),
+    ('null policies (a YAML key without a value)', cfg(cpuManagerPolicy=None, topologyManagerPolicy=None,
+                                                       topologyManagerScope=None, memoryManagerPolicy=None), None),
+    ('empty topology policy and scope with an option',
+     cfg(topologyManagerPolicy='', topologyManagerScope='',
+         topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}), '1.32'),
 ]
 
 
@@ -195,9 +209,11 @@ INVALID = [
     ('cpu option unquoted in file', cfg(cpuManagerPolicyOptions={'full-pcpus-only': True}, **STATIC), None,
      ['cpuManagerPolicyOptions.full-pcpus-only: True must be a quoted string']),
     ('options with none policy', cfg(cpuManagerPolicy='none', cpuManagerPolicyOptions={'full-pcpus-only': 'true'}),
-     None, ['cpuManagerPolicyOptions: set while cpuManagerPolicy is "none"']),
+     None, ['cpuManagerPolicyOptions: {"full-pcpus-only": "true"} set while cpuManagerPolicy is "none";']),
     ('options with default policy', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'}), None,
-     ['None policy: received unsupported options']),
+     ['set while cpuManagerPolicy is not set (the default, "none")', 'None policy: received unsupported options']),
+    ('options with empty policy', cfg(cpuManagerPolicy='', cpuManagerPolicyOptions={'full-pcpus-only': 'true'}),
+     None, ['set while cpuManagerPolicy is "" (the default, "none")']),
     ('full-pcpus-only + distribute-cpus-across-cores',
      cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true', 'distribute-cpus-across-cores': 'true'}, **STATIC), None,
      ['"full-pcpus-only" and "distribute-cpus-across-cores" cannot both be true']),
@@ -221,10 +237,15 @@ INVALID = [
     ('static with empty reservedSystemCPUs', cfg(cpuManagerPolicy='static', reservedSystemCPUs=''), None,
      ['needs a CPU reservation greater than zero']),
     ('reservedSystemCPUs + systemReservedCgroup', cfg(systemReservedCgroup='/system.slice', **STATIC), None,
-     ['reservedSystemCPUs: cannot be combined with systemReservedCgroup']),
+     ['reservedSystemCPUs: "0-1" cannot be combined with systemReservedCgroup "/system.slice" (',
+      'remove systemReservedCgroup from the file, or set reserved_system_cpus: ""']),
+    ('reservedSystemCPUs + kubeReservedCgroup', cfg(kubeReservedCgroup='/kube.slice', cpuManagerPolicy='static',
+                                                    reservedSystemCPUs='0,32'), None,
+     ['reservedSystemCPUs: "0,32" cannot be combined with kubeReservedCgroup "/kube.slice" (']),
     ('reservedSystemCPUs + both cgroups', cfg(systemReservedCgroup='/system.slice', kubeReservedCgroup='/kube.slice',
                                               **STATIC), None,
-     ['cannot be combined with systemReservedCgroup and kubeReservedCgroup']),
+     ['reservedSystemCPUs: "0-1" cannot be combined with systemReservedCgroup "/system.slice" and kubeReservedCgroup '
+      '"/kube.slice" (', 'remove systemReservedCgroup and kubeReservedCgroup from the file']),
     ('reservedSystemCPUs syntax', cfg(cpuManagerPolicy='static', reservedSystemCPUs='0-1;4'), None,
      ['reservedSystemCPUs: "0-1;4" is not a CPU list']),
     ('reservedSystemCPUs unquoted number', cfg(cpuManagerPolicy='static', reservedSystemCPUs=2), None,
@@ -287,13 +308,15 @@ INVALID = [
      ['option "strict-cpu-reservation" does not exist in kubelet 1.31 (it appeared in 1.32)']),
     ('options gate off', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
                              featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.30',
-     ['cpuManagerPolicyOptions: policy options need the CPUManagerPolicyOptions feature gate']),
+     ['cpuManagerPolicyOptions: policy options {"full-pcpus-only": "true"} need the CPUManagerPolicyOptions feature '
+      'gate, which is off in kubelet 1.30']),
     ('locked gate set false', cfg(featureGates={'CPUManagerPolicyOptions': False}), '1.33',
      ['featureGates.CPUManagerPolicyOptions: false is refused by kubelet 1.33']),
     ('topology option too new', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': '16'}), '1.30',
      ['option "max-allowable-numa-nodes" does not exist in kubelet 1.30 (it appeared in 1.31)']),
     ('topology options gate alpha in 1.27', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}),
-     '1.27', ['policy options need the TopologyManagerPolicyOptions feature gate, which is off in kubelet 1.27',
+     '1.27', ['topologyManagerPolicyOptions: policy options {"prefer-closest-numa-nodes": "true"} need the '
+              'TopologyManagerPolicyOptions feature gate, which is off in kubelet 1.27',
               'needs the TopologyManagerPolicyAlphaOptions feature gate']),
     ('max-allowable-numa-nodes minimum', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': '4'}), None,
      ['max-allowable-numa-nodes: "4" is below the minimum the kubelet accepts (8)']),
@@ -325,6 +348,13 @@ def test_no_gate_advice_for_a_gate_that_does_not_exist_yet():
     with pytest.raises(k.KubeletConfigError) as err:
         k.validate(cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}), '1.25')
     assert len(err.value.errors) == 1
+
+
+def test_empty_choices_add_no_error_of_their_own():
+    with pytest.raises(k.KubeletConfigError) as err:
+        k.validate(cfg(cpuManagerPolicy='static', topologyManagerPolicy='', topologyManagerScope='',
+                       memoryManagerPolicy=''))
+    assert len(err.value.errors) == 1 and 'needs a CPU reservation' in err.value.errors[0]
 
 
 def test_every_problem_is_reported_at_once():
@@ -365,11 +395,52 @@ def test_requested_values_normalises():
     (dict(reserved_memory={'numaNode': 0}), 'reserved_memory: {"numaNode": 0} is not a list'),
     (dict(feature_gates={'X': 'yes'}), 'feature_gates.X: "yes" is not true or false'),
     (dict(cpu_manager_policy=1), 'cpu_manager_policy: 1 is not a string'),
+    # "" removes string keys only; the action plugin refuses it for these options before (empty_string_errors).
+    (dict(system_reserved=''), 'system_reserved: "" is not a dictionary'),
+    (dict(reserved_memory=''), 'reserved_memory: "" is not a list'),
 ])
 def test_requested_values_errors(params, fragment):
     with pytest.raises(k.KubeletConfigError) as err:
         k.requested_values(params)
     assert fragment in str(err.value)
+
+
+def test_empty_string_errors_for_dict_and_list_options():
+    args = dict(path='/etc/kubernetes/kubelet-config.yaml', cpu_manager_policy='', reserved_system_cpus='',
+                system_reserved='', kube_reserved={}, feature_gates='', reserved_memory='',
+                cpu_manager_policy_options='', topology_manager_policy_options='')
+    errors = k.empty_string_errors(args)
+    assert errors == [
+        'cpu_manager_policy_options: "" is not a dictionary; to remove cpuManagerPolicyOptions from the file use '
+        'cpu_manager_policy_options: {} ("" removes only the string-valued keys, such as cpu_manager_policy)',
+        'system_reserved: "" is not a dictionary; to remove systemReserved from the file use system_reserved: {} '
+        '("" removes only the string-valued keys, such as cpu_manager_policy)',
+        'topology_manager_policy_options: "" is not a dictionary; to remove topologyManagerPolicyOptions from the '
+        'file use topology_manager_policy_options: {} ("" removes only the string-valued keys, such as '
+        'cpu_manager_policy)',
+        'reserved_memory: "" is not a list; to remove reservedMemory from the file use reserved_memory: [] '
+        '("" removes only the string-valued keys, such as cpu_manager_policy)',
+        'feature_gates: "" is not a dictionary; to remove featureGates from the file use feature_gates: {} '
+        '("" removes only the string-valued keys, such as cpu_manager_policy)',
+    ]
+    assert k.empty_string_errors(dict(cpu_manager_policy='', system_reserved={}, reserved_memory=[])) == []
+
+
+def test_empty_values_remove_keys_of_every_type():
+    current = cfg(cpuManagerPolicy='static', reservedSystemCPUs='0-1', cpuManagerReconcilePeriod='5s',
+                  topologyManagerPolicy='restricted', topologyManagerScope='pod', memoryManagerPolicy='Static',
+                  cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
+                  topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'},
+                  systemReserved={'memory': '1Gi'}, kubeReserved={'cpu': '1'}, featureGates={'A': True},
+                  reservedMemory=[{'numaNode': 0, 'limits': {'memory': '1Gi'}}], maxPods=110)
+    params = dict((option, '') for option in ('cpu_manager_policy', 'reserved_system_cpus',
+                                              'cpu_manager_reconcile_period', 'topology_manager_policy',
+                                              'topology_manager_scope', 'memory_manager_policy'))
+    params.update(cpu_manager_policy_options={}, topology_manager_policy_options={}, system_reserved={},
+                  kube_reserved={}, feature_gates={}, reserved_memory=[])
+    new, fields = k.plan_values(current, k.requested_values(params))
+    assert new == cfg(maxPods=110)
+    assert fields == list(k.MANAGED_KEYS)
 
 
 def test_plain_value_strips_subclasses():
@@ -489,6 +560,10 @@ STATE = [
     ('config static -> none, checkpoint already none', cfg(**STATIC), cfg(reservedSystemCPUs='0-1'), CPU_NONE, None,
      [], None),
     ('unreadable checkpoint, policy changes', cfg(), cfg(**STATIC), 'garbage', None, ['cpu'], 'cannot be read'),
+    ('empty policy in the file is none', cfg(cpuManagerPolicy='', memoryManagerPolicy=''),
+     cfg(cpuManagerPolicy='none', memoryManagerPolicy='None'), CPU_NONE, MEM_NONE, [], None),
+    ('empty policy -> static', cfg(cpuManagerPolicy=''), cfg(**STATIC), CPU_NONE, None, ['cpu'],
+     'configured policy "static" differs from state checkpoint policy "none"'),
     ('unreadable checkpoint, nothing changes', cfg(), cfg(), 'garbage', None, [], None),
     ('memory None -> Static', cfg(), cfg(**MEM_OK), CPU_NONE, MEM_NONE, ['memory'],
      'configured policy "Static" differs from state checkpoint policy "None"'),
