@@ -506,6 +506,82 @@ def grub_cfg_default_cmdline(text):
     return found[0][2] if found else None
 
 
+def _last_run(tokens, run):
+    """Index of the last place where ``run`` occurs as consecutive items of ``tokens``, or -1."""
+    n = len(run)
+    for i in range(len(tokens) - n, -1, -1):
+        if tokens[i:i + n] == run:
+            return i
+    return -1
+
+
+def predict_generated_args(tokens, before, after, default_entry=False):
+    """Predict the args grub-mkconfig writes on a linux line once /etc/default/grub went from before to after.
+
+    ``tokens`` are the line's args in the current grub.cfg; ``before``/``after`` are
+    grub_defaults_cmdline() of /etc/default/grub before and after the edit. grub-mkconfig writes
+    ``root=... ro`` (worked out by the generator), then GRUB_CMDLINE_LINUX followed by
+    GRUB_CMDLINE_LINUX_DEFAULT on normal entries, GRUB_CMDLINE_LINUX alone on recovery entries
+    (``single``/``recovery`` before it). So:
+
+    * where the line holds the old values as one consecutive run, that run is replaced by the new
+      values and the generator's own words around it are kept;
+    * otherwise, on a line starting with ``root=`` (the generator's form): the default (first) entry
+      is ``root=... ro``, the new GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT, then the trailing
+      grub ``$variables`` of the line (Ubuntu's ``$vt_handoff``); another entry whose old values were
+      empty gets the new ones at its end (GRUB_CMDLINE_LINUX alone on a recovery entry).
+
+    None when nothing fits (a hand-edited line).
+    """
+    lin, dflt = GRUB_CMDLINE_VARS
+    for old, new in ((before[lin] + before[dflt], after[lin] + after[dflt]), (before[lin], after[lin])):
+        if old:
+            i = _last_run(tokens, old)
+            if i >= 0:
+                return tokens[:i] + new + tokens[i + len(old):]
+    if not tokens or token_key(tokens[0]) != 'root':
+        return None
+    start = 2 if len(tokens) > 1 and tokens[1] == 'ro' else 1
+    if default_entry:
+        new = after[lin] + after[dflt]
+    elif before[lin]:
+        return None
+    elif 'single' in tokens or 'recovery' in tokens:
+        new = after[lin]
+    elif not before[dflt]:
+        new = after[lin] + after[dflt]
+    else:
+        return None
+    end = len(tokens)
+    while end > start and tokens[end - 1].startswith('$') and tokens[end - 1] not in new:
+        end -= 1
+    return (tokens[:start] if default_entry else tokens[:end]) + new + tokens[end:]
+
+
+def predict_generated_cfg(text, before, after, present, absent):
+    """The grub.cfg ``text`` with every linux line as grub-mkconfig is predicted to write it.
+
+    Each line goes through predict_generated_args() (the first one as the default entry); a line no
+    prediction fits gets the args edited in place as edit_grub_cfg() does. Other lines are kept.
+    """
+    lines = text.splitlines(True)
+    first = True
+    for i, line in enumerate(lines):
+        m = _LINUX_RE.match(line)
+        if not m:
+            continue
+        old = tokenize(m.group('args'), quotes='"\'')
+        new = predict_generated_args(old, before, after, default_entry=first)
+        first = False
+        if new is None:
+            new = edit_tokens(old, present, absent, 'in_place')
+        if new == old:
+            continue
+        lines[i] = '%s%s%s%s %s%s' % (m.group('lead'), m.group('cmd'), m.group('sep'), m.group('kernel'),
+                                      ' '.join(new), m.group('nl'))
+    return ''.join(lines)
+
+
 def is_configfile_stub(text):
     """True for an EFI grub.cfg that only loads another file (``configfile``) and has no menu entry."""
     has_configfile = False

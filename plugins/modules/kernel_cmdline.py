@@ -28,8 +28,11 @@ description:
   - For C(update-grub) and C(grub2-mkconfig) the module edits O(grub_defaults_path), then runs
     C(grub-mkconfig)/C(grub2-mkconfig) into a temporary file next to each target (C(update-grub) is only
     C(grub-mkconfig -o /boot/grub/grub.cfg)), checks it with C(grub-script-check) when available, verifies it
-    carries the arguments and only then moves it into place atomically. On any failure every file is left
-    as it was (O(grub_defaults_path) is restored).
+    carries the arguments and only then moves it into place atomically. On any failure (a command, a check,
+    a file that cannot be created, written, backed up or moved) every file already written is put back byte
+    for byte (O(grub_defaults_path), grub.cfg files installed before the failing one, BLS entries; a
+    grub.cfg the run created is removed) and the message names the file and the error. A grub.cfg whose
+    directory does not exist (C(/boot/grub) without grub installed) fails the task before any file is touched.
   - A key given with a new value replaces the old value (no duplicate keys); O(state=absent) removes a flag
     or a key whatever its value. The order of the other arguments is kept. Arguments after a lone C(--)
     belong to init and are never touched. As in the kernel, C(-) and C(_) are the same in parameter names.
@@ -44,8 +47,9 @@ attributes:
     support: full
     details:
       - Shows O(grub_defaults_path) and, for C(grubcfg), C(update-grub) and C(grub2-mkconfig), the grub.cfg
-        C(linux) lines. In check mode the grub.cfg diff is the predicted edit of the current file; a real run
-        shows the regenerated file.
+        C(linux) lines. In check mode the grub.cfg diff is the predicted edit of the current file (for the
+        regenerating backends its C(linux) lines as grub-mkconfig is expected to write them, see
+        RV(cmdline_next)); a real run shows the regenerated file.
   platform:
     support: full
     platforms: posix
@@ -134,7 +138,10 @@ options:
   grub_script_check_path:
     description:
       - The syntax checker run on every generated or edited grub.cfg before it is installed; default
-        C(grub2-script-check), else C(grub-script-check), from C(PATH). Skipped (with a warning) when absent.
+        C(grub2-script-check), else C(grub-script-check), from C(PATH) and the sbin directories.
+      - When none is found the check is skipped with a warning (also in RV(notes)) whenever a grub.cfg is
+        (or in check mode would be) generated or edited.
+      - A path given here that is not an executable file fails the task before anything is changed.
     type: path
 notes:
   - A reboot is needed for the arguments to take effect; use RV(reboot_required) with M(ansible.builtin.reboot).
@@ -209,6 +216,12 @@ cmdline_next:
     - The arguments of the default boot entry after this run (predicted in check mode) - the first linux
       line of the first grub.cfg for the regenerating backends and C(grubcfg), C(grubby --info=DEFAULT) for
       C(grubby).
+    - "Check mode, C(update-grub) and C(grub2-mkconfig): the first linux line of the existing grub.cfg with
+      the old C(GRUB_CMDLINE_LINUX) C(GRUB_CMDLINE_LINUX_DEFAULT) replaced by the new ones, as grub-mkconfig
+      writes them (exact when that grub.cfg was generated from the current O(grub_defaults_path)). When the
+      grub.cfg does not exist yet (first run of C(update-grub)) only the arguments from O(grub_defaults_path)
+      are listed - C(GRUB_CMDLINE_LINUX) followed by C(GRUB_CMDLINE_LINUX_DEFAULT) - without the C(root=)
+      and C(ro) the generator adds."
   returned: always
   type: str
   sample: root=UUID=0b7e... ro quiet mem_sampling_on numa_icon=enable
@@ -237,6 +250,7 @@ backup_files:
 
 import os
 import tempfile
+import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
@@ -250,6 +264,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import 
     grub_cfg_linux_lines,
     grub_defaults_cmdline,
     parse_wanted,
+    predict_generated_cfg,
     proc_cmdline_tokens,
     tokenize,
     token_key,
@@ -273,6 +288,18 @@ def read_text(path):
         return f.read()
 
 
+def read_bytes(path):
+    """The bytes of path, or None when it does not exist (a file the run would create)."""
+    if not os.path.lexists(path):
+        return None
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+class StepFailed(Exception):
+    """A file operation or command failed while changing files; the message names the file and the error."""
+
+
 class KernelCmdline(object):
 
     def __init__(self, module):
@@ -282,13 +309,48 @@ class KernelCmdline(object):
         self.backups = []
         self.diffs = []
         self.touched = []
-        self._restore = []  # (path, original text) to write back on failure
+        self._restore = []  # (path, original bytes or None when it did not exist) to put back on failure
+        self._warned_unchecked = False
 
     # ---------------------------------------------------------------- helpers
 
     def fail(self, msg, **kwargs):
-        self.rollback()
+        remembered = [r[0] for r in self._restore]
+        restored, failed = self.rollback()
+        if failed:
+            msg += ('. COULD NOT RESTORE %s - put back by hand (backup=true keeps copies)' % '; '.join(failed))
+        if restored:
+            msg += '; restored byte for byte: %s' % ', '.join(restored)
+        elif remembered and not failed:
+            msg += '; no file was left changed'
         self.module.fail_json(msg=msg, notes=self.notes, **kwargs)
+
+    def call(self, what, func, *args, **kwargs):
+        """Run an AnsibleModule helper (atomic_move, backup_local, run_command) so that its failure raises
+        StepFailed - whether it raises or calls fail_json itself (older ansible-core) - and the rollback runs."""
+        module = self.module
+        original = module.fail_json
+
+        def raise_instead(msg='', **kw):
+            exc = kw.get('exception')
+            detail = '%s (%s)' % (msg, to_native(exc)) if isinstance(exc, BaseException) else msg
+            raise StepFailed('%s: %s' % (what, detail))
+
+        module.fail_json = raise_instead
+        try:
+            return func(*args, **kwargs)
+        except StepFailed:
+            raise
+        except Exception as exc:  # pylint: disable=broad-except
+            detail = to_native(exc)
+            if exc.__cause__ is not None:
+                detail += ' (%s)' % to_native(exc.__cause__)
+            raise StepFailed('%s: %s' % (what, detail))
+        finally:
+            module.fail_json = original
+
+    def run_cmd(self, cmd):
+        return self.call('cannot run %s' % cmd[0], self.module.run_command, cmd)
 
     def tool(self, option, names):
         given = self.p[option]
@@ -303,33 +365,81 @@ class KernelCmdline(object):
                 return found
         return None
 
-    def write_atomic(self, path, text):
-        """Write text to path through a temporary file in the same directory and an atomic move."""
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.numaops', dir=os.path.dirname(path))
+    def mkstemp(self, path):
+        """A temporary file next to path (same file system, so the final move is atomic); returns its name."""
+        directory = os.path.dirname(path)
         try:
-            with os.fdopen(fd, 'w') as f:
-                f.write(text)
-            self.module.atomic_move(tmp, path)
+            fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.numaops', dir=directory)
+        except (IOError, OSError) as exc:
+            raise StepFailed('cannot create a temporary file in %s for %s: %s' % (directory, path, to_native(exc)))
+        os.close(fd)
+        return tmp
+
+    def install(self, tmp, path):
+        """Move tmp onto path atomically (owner, mode and SELinux context of path kept)."""
+        self.call('cannot move the new %s into place' % path, self.module.atomic_move, tmp, path)
+
+    def write_atomic(self, path, data):
+        """Write data (text or bytes) to path through a temporary file in the same directory and an atomic move."""
+        tmp = self.mkstemp(path)
+        try:
+            try:
+                with open(tmp, 'wb' if isinstance(data, bytes) else 'w') as f:
+                    f.write(data)
+            except (IOError, OSError) as exc:
+                raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
+            self.install(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
     def backup(self, path):
         if self.p['backup'] and os.path.exists(path):
-            self.backups.append(self.module.backup_local(path))
+            self.backups.append(self.call('cannot back up %s' % path, self.module.backup_local, path))
+
+    def remember(self, path):
+        """Keep the bytes of path (None: it does not exist) to put back if the run fails later."""
+        if path not in [r[0] for r in self._restore]:
+            try:
+                self._restore.append((path, read_bytes(path)))
+            except (IOError, OSError) as exc:
+                raise StepFailed('cannot read %s before changing it: %s' % (path, to_native(exc)))
 
     def rollback(self):
+        """Put every remembered file back byte for byte (remove the ones that did not exist).
+
+        Returns (restored paths, texts of the failures)."""
+        restored, failed = [], []
         while self._restore:
-            path, text = self._restore.pop()
+            path, data = self._restore.pop()
             try:
-                self.write_atomic(path, text)
+                if read_bytes(path) == data:
+                    continue
+                if data is None:
+                    os.unlink(path)
+                else:
+                    self.write_atomic(path, data)
+                restored.append(path)
             except Exception as exc:  # pylint: disable=broad-except
+                failed.append('%s: %s' % (path, to_native(exc)))
                 self.notes.append('could not restore %s: %s' % (path, to_native(exc)))
+        return restored, failed
+
+    def warn_unchecked(self):
+        if self._warned_unchecked:
+            return
+        self._warned_unchecked = True
+        msg = ('neither grub2-script-check nor grub-script-check was found (PATH, %s): grub.cfg goes into place '
+               'without a syntax check. Install grub2-tools (openEuler/RHEL) or grub-common (Debian/Ubuntu), or '
+               'give grub_script_check_path' % ', '.join(SBIN))
+        self.module.warn(msg)
+        self.notes.append(msg)
 
     def script_check(self, path):
         if not self.script_checker:
+            self.warn_unchecked()
             return
-        rc, out, err = self.module.run_command([self.script_checker, path])
+        rc, out, err = self.run_cmd([self.script_checker, path])
         if rc != 0:
             raise CmdlineError('%s rejected the generated grub.cfg (%s): %s; nothing was installed'
                                % (self.script_checker, path, (err or out).strip()))
@@ -352,6 +462,12 @@ class KernelCmdline(object):
         self.mkconfig = self.tool('grub_mkconfig_path', ['grub2-mkconfig', 'grub-mkconfig'])
         self.update_grub = self.tool('update_grub_path', ['update-grub'])
         self.script_checker = self.tool('grub_script_check_path', ['grub2-script-check', 'grub-script-check'])
+        if p['grub_script_check_path'] and not self.script_checker:
+            self.module.fail_json(
+                msg='grub_script_check_path: %s is not an executable file; nothing was changed. Give the path of '
+                    'grub2-script-check or grub-script-check, or leave the option out (then the one on PATH is '
+                    'used, and the check is skipped with a warning when none is installed)' % p['grub_script_check_path'],
+                notes=self.notes)
 
         backend = p['backend']
         if backend == 'auto':
@@ -377,9 +493,15 @@ class KernelCmdline(object):
                 changed, paths, next_tokens = self.run_grubcfg()
             else:
                 changed, paths, next_tokens = self.run_regenerate()
-        except CmdlineError as exc:
+        except (CmdlineError, StepFailed) as exc:
             self.fail(to_native(exc))
+        except (IOError, OSError) as exc:
+            self.fail('%s failed: %s' % (backend, to_native(exc)))
+        except Exception as exc:  # pylint: disable=broad-except
+            self.fail('%s failed unexpectedly: %s' % (backend, to_native(exc)), exception=traceback.format_exc())
         self._restore = []
+        if paths and backend != 'grubby' and not self.script_checker:
+            self.warn_unchecked()
 
         result = dict(
             changed=changed,
@@ -415,7 +537,7 @@ class KernelCmdline(object):
             return
         path = self.p['grub_defaults_path']
         self.backup(path)
-        self._restore.append((path, before))
+        self.remember(path)
         self.write_atomic(path, after)
         self.touched.append(path)
 
@@ -428,7 +550,7 @@ class KernelCmdline(object):
         return cmd
 
     def grubby_info(self, which):
-        rc, out, err = self.module.run_command(self.grubby_cmd('--info=%s' % which))
+        rc, out, err = self.run_cmd(self.grubby_cmd('--info=%s' % which))
         if rc != 0:
             raise CmdlineError('grubby --info=%s failed (rc=%d): %s' % (which, rc, (err or out).strip()))
         entries = []
@@ -488,16 +610,16 @@ class KernelCmdline(object):
         if todo:
             for f in files:
                 self.backup(f)
-            for f, text in snapshot.items():
-                self._restore.append((f, text))
+            for f in snapshot:
+                self.remember(f)
             cmd = ['--update-kernel=ALL']
             if remove:
                 cmd.append('--remove-args=%s' % ' '.join(remove))
             if add:
                 cmd.append('--args=%s' % ' '.join(add))
-            rc, out, err = self.module.run_command(self.grubby_cmd(*cmd))
+            rc, out, err = self.run_cmd(self.grubby_cmd(*cmd))
             if rc != 0:
-                raise CmdlineError('grubby %s failed (rc=%d): %s; the BLS entries were restored'
+                raise CmdlineError('grubby %s failed (rc=%d): %s'
                                    % (' '.join(cmd), rc, (err or out).strip()))
             expected = dict((e.get('id') or e['index'], edit_tokens(e['tokens'], self.present, self.absent, 'append'))
                             for e in entries)
@@ -507,7 +629,7 @@ class KernelCmdline(object):
                         or unsatisfied(e['tokens'], self.present, self.absent):
                     raise CmdlineError(
                         'grubby %s left entry %s with args %r where %r was expected (grubby splits arguments on '
-                        'blanks, so quoted values with spaces cannot go through it); the BLS entries were restored'
+                        'blanks, so quoted values with spaces cannot go through it)'
                         % (' '.join(cmd), e.get('title') or e.get('kernel'), ' '.join(e['tokens']),
                            ' '.join(want or [])))
         self.apply_defaults(before_defaults, after_defaults)
@@ -530,14 +652,18 @@ class KernelCmdline(object):
             if missing and backend == 'grubcfg':
                 raise CmdlineError('grub_cfg_paths: %s does not exist; backend grubcfg edits existing files only'
                                    % ', '.join(missing))
-            for t in missing:
-                if not os.path.isdir(os.path.dirname(t)):
-                    raise CmdlineError('grub_cfg_paths: the directory of %s does not exist' % t)
         else:
             paths, notes = grub_cfg_candidates(backend, self.boot_dir, self.etc_dir)
             if not paths:
                 raise CmdlineError('backend %s: no grub.cfg found under %s (nor via %s/grub2.cfg, %s/grub2-efi.cfg); '
                                    'give grub_cfg_paths' % (backend, self.boot_dir, self.etc_dir, self.etc_dir))
+        for t in paths:
+            directory = os.path.dirname(t)
+            if not os.path.isfile(t) and not os.path.isdir(directory):
+                raise CmdlineError(
+                    'backend %s: the directory %s of the grub.cfg to generate (%s) does not exist; nothing was changed. '
+                    'Is grub installed for this boot layout (grub-install creates it)? Create the directory, or give '
+                    'the real grub.cfg in grub_cfg_paths' % (backend, directory, t))
         self.notes.extend(notes)
         return paths
 
@@ -571,18 +697,21 @@ class KernelCmdline(object):
             for path, before, after in plans:
                 if before == after:
                     continue
-                fd, tmp = tempfile.mkstemp(prefix='.grub.cfg.', suffix='.numaops', dir=os.path.dirname(path))
-                staged.append((path, tmp, before))
-                with os.fdopen(fd, 'w') as f:
-                    f.write(after)
+                tmp = self.mkstemp(path)
+                staged.append((path, tmp))
+                try:
+                    with open(tmp, 'w') as f:
+                        f.write(after)
+                except (IOError, OSError) as exc:
+                    raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
                 self.script_check(tmp)
             self.apply_defaults(before_defaults, after_defaults)
-            for path, tmp, before in staged:
+            for path, tmp in staged:
                 self.backup(path)
-                self._restore.append((path, before))
-                self.module.atomic_move(tmp, path)
+                self.remember(path)
+                self.install(tmp, path)
         finally:
-            for _path, tmp, _b in staged:
+            for _path, tmp in staged:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         return True, changed_paths, next_tokens
@@ -609,42 +738,50 @@ class KernelCmdline(object):
         defaults_changed = before_defaults != after_defaults
         regen = targets if defaults_changed else stale
         changed = bool(regen)
-        first = current[targets[0]]
-        predicted = edit_grub_cfg(first, self.present, self.absent) if first else ''
-        next_tokens = grub_cfg_default_cmdline(predicted) or edit_tokens(
-            grub_defaults_cmdline(after_defaults, self.p['grub_defaults_path'])['GRUB_CMDLINE_LINUX'], [], [])
+        path = self.p['grub_defaults_path']
+        vars_before = grub_defaults_cmdline(before_defaults, path)
+        vars_after = grub_defaults_cmdline(after_defaults, path)
+        # the first linux line as grub-mkconfig will write it; without a grub.cfg yet only the arguments from
+        # /etc/default/grub are known (root= and ro come from the generator)
+        predicted = dict((t, predict_generated_cfg(current[t], vars_before, vars_after, self.present, self.absent))
+                         for t in targets)
+        next_tokens = grub_cfg_default_cmdline(predicted[targets[0]]) or edit_tokens(
+            vars_after['GRUB_CMDLINE_LINUX'] + vars_after['GRUB_CMDLINE_LINUX_DEFAULT'], [], [])
         if not changed or self.module.check_mode:
             for t in regen:
-                self.add_diff(t, current[t], edit_grub_cfg(current[t], self.present, self.absent))
+                self.add_diff(t, current[t], predicted[t])
             return changed, regen, next_tokens
 
         self.apply_defaults(before_defaults, after_defaults)
         staged = []
         try:
             for t in regen:
-                fd, tmp = tempfile.mkstemp(prefix='.grub.cfg.', suffix='.numaops', dir=os.path.dirname(t))
-                os.close(fd)
+                tmp = self.mkstemp(t)
                 staged.append((t, tmp))
-                rc, out, err = self.module.run_command([self.mkconfig, '-o', tmp])
+                rc, out, err = self.run_cmd([self.mkconfig, '-o', tmp])
                 if rc != 0:
-                    raise CmdlineError('%s -o %s failed (rc=%d): %s; nothing was installed and %s was restored'
-                                       % (self.mkconfig, t, rc, (err or out).strip()[-2000:], self.p['grub_defaults_path']))
+                    raise CmdlineError('%s -o %s failed (rc=%d): %s; nothing was installed'
+                                       % (self.mkconfig, t, rc, (err or out).strip()[-2000:]))
                 self.script_check(tmp)
-                text = read_text(tmp)
+                try:
+                    text = read_text(tmp)
+                except (IOError, OSError, UnicodeDecodeError) as exc:
+                    raise StepFailed('cannot read the grub.cfg generated for %s (%s): %s; nothing was installed'
+                                     % (t, tmp, to_native(exc)))
                 if not self.cfg_satisfied(text):
                     lines = grub_cfg_linux_lines(text)
                     missing = unsatisfied(lines[0][2], self.present, self.absent) if lines else ['any linux line']
                     raise CmdlineError(
                         'the grub.cfg generated for %s by %s does not carry %s (snippets in %s.d/ overriding '
-                        'GRUB_CMDLINE_LINUX*, or a BLS layout?); nothing was installed and %s was restored'
-                        % (t, self.mkconfig, ', '.join(missing), self.p['grub_defaults_path'], self.p['grub_defaults_path']))
-            for t, tmp in staged:
-                new = read_text(tmp)
-                self.add_diff(t, current[t], new)
-                self.backup(t)
-                self.module.atomic_move(tmp, t)
+                        'GRUB_CMDLINE_LINUX*, or a BLS layout?); nothing was installed'
+                        % (t, self.mkconfig, ', '.join(missing), path))
+                self.add_diff(t, current[t], text)
                 if t == targets[0]:
-                    next_tokens = grub_cfg_default_cmdline(new)
+                    next_tokens = grub_cfg_default_cmdline(text)
+            for t, tmp in staged:
+                self.backup(t)
+                self.remember(t)
+                self.install(tmp, t)
         finally:
             for _t, tmp in staged:
                 for leftover in (tmp, tmp + '.new'):

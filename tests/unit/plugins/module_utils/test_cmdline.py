@@ -275,6 +275,54 @@ def test_edit_grub_cfg_untouched_when_satisfied():
     assert c.edit_grub_cfg(GRUB_CFG, present, absent) == GRUB_CFG
 
 
+def vars_of(linux, default=''):
+    return {'GRUB_CMDLINE_LINUX': c.tokenize(linux), 'GRUB_CMDLINE_LINUX_DEFAULT': c.tokenize(default)}
+
+
+@pytest.mark.parametrize('line, before, after, default_entry, expect', [
+    # Debian: GRUB_CMDLINE_LINUX="" / _DEFAULT="quiet"; the new args go before quiet, as grub-mkconfig writes them
+    ('root=/dev/vda ro quiet', ('', 'quiet'), ('a b=1', 'quiet'), True, 'root=/dev/vda ro a b=1 quiet'),
+    # recovery entry: "single ${GRUB_CMDLINE_LINUX}" only
+    ('root=/dev/vda ro single x', ('x', 'quiet'), ('x a', 'quiet'), False, 'root=/dev/vda ro single x a'),
+    # Ubuntu's trailing $vt_handoff stays last
+    ('root=UUID=1 ro quiet splash $vt_handoff', ('', 'quiet splash'), ('a', 'quiet splash'), True,
+     'root=UUID=1 ro a quiet splash $vt_handoff'),
+    # the file does not match the defaults (hand edit, interrupted run): the generator's root=... ro start
+    ('root=/dev/vda ro quiet by_hand $vt_handoff', ('a', 'quiet'), ('a', 'quiet'), True,
+     'root=/dev/vda ro a quiet $vt_handoff'),
+    # recovery entry with an empty GRUB_CMDLINE_LINUX: the new GRUB_CMDLINE_LINUX goes at its end, _DEFAULT not
+    ('root=/dev/vda ro single', ('', 'quiet'), ('a', 'quiet b'), False, 'root=/dev/vda ro single a'),
+    ('root=/dev/vda ro single', ('', 'quiet'), ('', 'quiet b'), False, 'root=/dev/vda ro single'),
+    # another normal entry, both values empty before
+    ('root=/dev/vda ro', ('', ''), ('a', 'b'), False, 'root=/dev/vda ro a b'),
+    # nothing to go by
+    ('root=/dev/vda ro quiet by_hand', ('a', 'quiet'), ('a', 'quiet'), False, None),
+    ('root=/dev/vda ro by_hand', ('', 'quiet'), ('a', 'quiet'), False, None),
+    ('quiet by_hand', ('a', 'quiet'), ('a', 'quiet'), True, None),
+    # removed args
+    ('root=/dev/sda ro rhgb quiet isolcpus=2', ('rhgb quiet isolcpus=2', ''), ('rhgb quiet', ''), True,
+     'root=/dev/sda ro rhgb quiet'),
+])
+def test_predict_generated_args(line, before, after, default_entry, expect):
+    got = c.predict_generated_args(c.tokenize(line), vars_of(*before), vars_of(*after), default_entry)
+    assert got == (None if expect is None else expect.split())
+
+
+def test_predict_generated_cfg():
+    cfg = ('menuentry d {\n\tlinux\t/vmlinuz root=/dev/vda ro  quiet\n}\n'
+           'menuentry r {\n\tlinux\t/vmlinuz root=/dev/vda ro single \n}\n')
+    present, absent = wanted(['mem_sampling_on'])
+    before = vars_of('', 'quiet')
+    after = vars_of('mem_sampling_on', 'quiet')
+    out = c.predict_generated_cfg(cfg, before, after, present, absent)
+    lines = c.grub_cfg_linux_lines(out)
+    assert lines[0][2] == ['root=/dev/vda', 'ro', 'mem_sampling_on', 'quiet']
+    # empty GRUB_CMDLINE_LINUX before: the recovery line gets the new one at its end
+    assert lines[1][2] == ['root=/dev/vda', 'ro', 'single', 'mem_sampling_on']
+    assert out.startswith('menuentry d {\n') and out.endswith('}\n')
+    assert c.predict_generated_cfg(cfg, before, before, [], []) == cfg
+
+
 @pytest.mark.parametrize('text, stub, target', [
     ("search --no-floppy --fs-uuid --set=dev 0e6a\nset prefix=($dev)/grub2\n\nexport $prefix\nconfigfile $prefix/grub.cfg\n",
      True, '/grub2/grub.cfg'),

@@ -6,12 +6,16 @@ private mount namespace by tests/standins/grub_sandbox.py), the grubby stand-in 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
 import sys
 
 import pytest
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common import warnings as module_warnings
 
 from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
@@ -36,9 +40,16 @@ WANT = ['mem_sampling_on', 'numa_icon=enable']
 
 
 def run(capsys, check=False, diff=False, **args):
+    # each run starts with no warnings, as in its own process on a node (ansible-core keeps them process-wide)
+    module_warnings._global_warnings.clear()
     res = run_module(kernel_cmdline, capsys, check_mode=check, diff=diff, **args)
     print(res.get("msg"), file=sys.stderr)
     return res
+
+
+def warnings_of(res):
+    """Warning texts (ansible-core 2.19 returns structured warning summaries, older ones plain strings)."""
+    return [w if isinstance(w, str) else json.dumps(w) for w in res.get('warnings', [])]
 
 
 def sandbox(tmp_path, layout, **kw):
@@ -164,8 +175,10 @@ def test_openeuler_efi_regenerates_the_efi_file(tmp_path, capsys):
            'apparmor=0 crashkernel=512M rhgb quiet mem_sampling_on numa_icon=enable' in predicted['diff'][1]['after']
     res = run(capsys, **args)
     assert res['grub_cfg_paths'] == [efi]
-    assert res['cmdline_next'] == predicted['cmdline_next'].replace(
-        '/vmlinuz', '/vmlinuz') or 'mem_sampling_on numa_icon=enable' in res['cmdline_next']
+    # exact but for root=: the fixture was generated on openEuler, the sandbox generator probes this host's root
+    assert predicted['cmdline_next'].split()[0] == 'root=/dev/mapper/openeuler-root'
+    assert res['cmdline_next'].split()[0].startswith('root=')
+    assert res['cmdline_next'].split()[1:] == predicted['cmdline_next'].split()[1:]
     assert all('mem_sampling_on' in toks for toks in linux_lines(efi))
     assert not os.path.exists(root + '/boot/grub2/grub.cfg')  # the dangling /etc/grub2.cfg was not "fixed"
     assert run(capsys, **args)['changed'] is False
@@ -269,12 +282,18 @@ def test_no_boot_loader_found(tmp_path, capsys):
     os.makedirs(root + '/proc')
     with open(root + '/proc/cmdline', 'w') as f:
         f.write('ro quiet\n')
-    empty = str(tmp_path / 'nothing-here')
-    os.makedirs(empty)
-    res = run(capsys, **common(root, args=WANT, grub_script_check_path=None))
-    # host tools may be on PATH; with an empty /boot grubby/grub2-mkconfig cannot apply
-    if res.get('failed'):
-        assert 'no supported boot loader found' in res['msg'] or 'does not exist' in res['msg']
+    missing = str(tmp_path / 'not-installed')
+    not_executable = root + '/etc/default/grub'
+    with open(not_executable, 'w') as f:
+        f.write('GRUB_CMDLINE_LINUX=""\n')
+    # every tool option points at a file that is absent or not executable: the host's tools are never looked up
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, grub_script_check_path=None, grubby_path=missing + '/grubby',
+                               grub_mkconfig_path=not_executable, update_grub_path=missing + '/update-grub'))
+    assert res['failed'] is True
+    assert res['msg'].startswith('no supported boot loader found')
+    assert 'tools found: none' in res['msg']
+    assert snapshot(root) == before
 
 
 @pytest.mark.parametrize('bad, expect', [
@@ -305,3 +324,182 @@ def test_diff_only_in_diff_mode(tmp_path, capsys):
     args = common(root, args=WANT, backend='update-grub', grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
     assert 'diff' not in run(capsys, check=True, **args)
     assert run(capsys, check=True, diff=True, **args)['diff']
+
+
+# ------------------------------------------------------------------ every failure restores every file
+
+
+def test_missing_grub_dir_fails_before_touching_anything(tmp_path, capsys):
+    # update-grub on a node without /boot/grub (grub never installed there): no mkstemp traceback, nothing edited
+    root = sandbox(tmp_path, 'debian')
+    shutil.rmtree(root + '/boot/grub')
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, backend='update-grub', grub_script_check_path=None,
+                               grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig'))
+    assert res['failed'] is True
+    assert 'the directory %s/boot/grub of the grub.cfg to generate' % root in res['msg']
+    assert 'does not exist; nothing was changed' in res['msg']
+    assert snapshot(root) == before  # /etc/default/grub byte-identical
+
+
+def test_os_error_after_defaults_written_restores_them(tmp_path, capsys, monkeypatch):
+    # an OSError once /etc/default/grub is written (the temporary grub.cfg cannot be created) is not a traceback:
+    # the defaults file is put back and the message names the file and the error
+    root = sandbox(tmp_path, 'debian')
+    cfg = root + '/boot/grub/grub.cfg'
+    real_mkstemp = kernel_cmdline.tempfile.mkstemp
+
+    def mkstemp(prefix='', suffix='', dir=None):  # noqa: A002  pylint: disable=redefined-builtin
+        if dir == os.path.dirname(cfg):
+            raise OSError(28, 'No space left on device', dir)
+        return real_mkstemp(prefix=prefix, suffix=suffix, dir=dir)
+
+    monkeypatch.setattr(kernel_cmdline.tempfile, 'mkstemp', mkstemp)
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, backend='update-grub', grub_script_check_path=None,
+                               grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig'))
+    assert res['failed'] is True
+    assert 'cannot create a temporary file in %s for %s' % (os.path.dirname(cfg), cfg) in res['msg']
+    assert 'No space left on device' in res['msg']
+    assert 'restored byte for byte: %s/etc/default/grub' % root in res['msg']
+    assert snapshot(root) == before
+
+
+@needs_grub
+@pytest.mark.parametrize('how', ['fail_json', 'raise'])
+def test_failed_second_move_restores_first_cfg_and_defaults(tmp_path, capsys, monkeypatch, how):
+    # atomic_move reports through fail_json (ansible-core < 2.19) or raises (2.19+); either way the first
+    # grub.cfg, already installed, and /etc/default/grub are put back
+    root = sandbox(tmp_path, 'openeuler-efi')
+    shutil.copy(root + '/boot/efi/EFI/openEuler/grub.cfg', root + '/boot/grub2/grub.cfg')
+    args = common(root, args=WANT, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig')
+    first, second = run(capsys, check=True, **args)['grub_cfg_paths']
+    real_move = AnsibleModule.atomic_move
+    moved = []
+
+    def atomic_move(self, src, dest, *a, **kw):
+        if dest == second and src.endswith('.numaops') and not moved:
+            moved.append(dest)
+            if how == 'fail_json':
+                self.fail_json(msg='Could not replace file: %s to %s: [Errno 28] No space left on device' % (src, dest))
+            raise Exception('Could not replace %r with %r.' % (dest, src)) from OSError(28, 'No space left on device')
+        return real_move(self, src, dest, *a, **kw)
+
+    monkeypatch.setattr(AnsibleModule, 'atomic_move', atomic_move)
+    before = snapshot(root)
+    res = run(capsys, **args)
+    assert moved == [second]
+    assert res['failed'] is True
+    assert res['msg'].startswith('cannot move the new %s into place' % second)
+    assert 'No space left on device' in res['msg']
+    assert first in res['msg'].split('restored byte for byte:')[1]
+    assert root + '/etc/default/grub' in res['msg'].split('restored byte for byte:')[1]
+    after = snapshot(root)
+    # the Debian generator standing in for grub2-mkconfig creates <boot>/grub/grubenv on its own, as it does on Debian
+    after.pop(root + '/boot/grub/grubenv', None)
+    assert after == before  # both grub.cfg and the defaults byte-identical, no temporary file left
+
+
+# ------------------------------------------------------------------ grub-script-check
+
+
+@pytest.mark.parametrize('make', ['missing', 'not-executable'])
+def test_given_script_check_path_must_be_executable(tmp_path, capsys, make):
+    root = grub_sandbox.build('openeuler-efi', str(tmp_path / 'oe'))
+    checker = root + '/usr/sbin/grub2-script-check'
+    if make == 'not-executable':
+        with open(checker, 'w') as f:
+            f.write('#!/bin/sh\nexit 0\n')
+        os.chmod(checker, 0o644)
+    before = snapshot(root)
+    res = run(capsys, **common(root, args=WANT, backend='grubcfg', grub_script_check_path=checker))
+    assert res['failed'] is True
+    assert res['msg'].startswith('grub_script_check_path: %s is not an executable file; nothing was changed' % checker)
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize('check', [True, False])
+def test_no_script_check_warns(tmp_path, capsys, monkeypatch, check):
+    real = AnsibleModule.get_bin_path
+
+    def get_bin_path(self, arg, *a, **kw):
+        return None if 'script-check' in arg else real(self, arg, *a, **kw)
+
+    monkeypatch.setattr(AnsibleModule, 'get_bin_path', get_bin_path)
+    root = grub_sandbox.build('openeuler-efi', str(tmp_path / 'oe'))
+    args = common(root, args=WANT, backend='grubcfg', grub_cfg_paths=[root + '/etc/grub2-efi.cfg'],
+                  grub_script_check_path=None)
+    res = run(capsys, check=check, **args)
+    assert res['changed'] is True and not res.get('failed')
+    warning = [w for w in warnings_of(res) if 'grub-script-check' in w]
+    assert len(warning) == 1 and 'without a syntax check' in warning[0]
+    assert any(n in warning[0] and 'without a syntax check' in n for n in res['notes'])
+    if not check:
+        # nothing to install, nothing to warn about
+        again = run(capsys, **args)
+        assert again['changed'] is False and not again.get('warnings')
+
+
+# ------------------------------------------------------------------ check mode predicts cmdline_next
+
+
+@needs_grub
+@pytest.mark.parametrize('steps', [
+    [dict(args=WANT)],
+    [dict(args=WANT, grub_defaults_variable='GRUB_CMDLINE_LINUX_DEFAULT')],
+    [dict(args=WANT), dict(args=['numa_icon=disable', 'quiet'], absent_args=['mem_sampling_on'])],
+    [dict(args=WANT), dict(args=['numa-icon'], state='absent')],
+])
+def test_check_mode_predicts_the_regenerated_cmdline(tmp_path, capsys, steps):
+    # grub.cfg exists and was generated from the current /etc/default/grub: the prediction is exact
+    root = sandbox(tmp_path, 'debian')
+    cfg = root + '/boot/grub/grub.cfg'
+    grub_sandbox.generate_initial(root, cfg)
+    for step in steps:
+        args = common(root, backend='update-grub', grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig', **step)
+        predicted = run(capsys, check=True, diff=True, **args)
+        res = run(capsys, diff=True, **args)
+        assert predicted['changed'] is res['changed'] is True
+        assert predicted['cmdline_next'] == res['cmdline_next']
+        assert res['cmdline_next'] == ' '.join(linux_lines(cfg)[0])
+        # the predicted grub.cfg diff has the linux lines the generator wrote
+        after = dict((d['after_header'], d['after']) for d in predicted['diff'])[cfg]
+        predicted_lines = [line.split()[2:] for line in after.splitlines() if line.strip().startswith('linux')]
+        assert predicted_lines == linux_lines(cfg)
+
+
+@needs_grub
+def test_check_mode_predicts_a_stale_cfg(tmp_path, capsys):
+    # an interrupted run: /etc/default/grub already has the args, grub.cfg does not - the generator's
+    # "root=... ro" start is kept and the args are put in the order grub-mkconfig writes them
+    root = sandbox(tmp_path, 'debian')
+    cfg = root + '/boot/grub/grub.cfg'
+    grub_sandbox.generate_initial(root, cfg)
+    with open(root + '/etc/default/grub') as f:
+        text = f.read()
+    with open(root + '/etc/default/grub', 'w') as f:
+        f.write(text.replace('GRUB_CMDLINE_LINUX=""', 'GRUB_CMDLINE_LINUX="mem_sampling_on numa_icon=enable"'))
+    args = common(root, args=WANT, backend='update-grub', grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
+    predicted = run(capsys, check=True, **args)
+    res = run(capsys, **args)
+    assert predicted['changed'] is res['changed'] is True
+    assert predicted['cmdline_next'] == res['cmdline_next']
+    assert res['cmdline_next'].endswith(' ro mem_sampling_on numa_icon=enable quiet')
+
+
+@needs_grub
+@pytest.mark.parametrize('variable', ['GRUB_CMDLINE_LINUX', 'GRUB_CMDLINE_LINUX_DEFAULT'])
+def test_check_mode_without_grub_cfg_lists_the_defaults_args(tmp_path, capsys, variable):
+    # first run of update-grub, no grub.cfg yet: as documented, only GRUB_CMDLINE_LINUX followed by
+    # GRUB_CMDLINE_LINUX_DEFAULT - the root= and ro the generator adds cannot be known without running it
+    root = sandbox(tmp_path, 'debian')
+    args = common(root, args=WANT, backend='update-grub', grub_defaults_variable=variable,
+                  grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
+    predicted = run(capsys, check=True, **args)
+    assert not os.path.exists(root + '/boot/grub/grub.cfg')
+    expect = 'mem_sampling_on numa_icon=enable quiet' if variable == 'GRUB_CMDLINE_LINUX' else 'quiet mem_sampling_on numa_icon=enable'
+    assert predicted['cmdline_next'] == expect
+    res = run(capsys, **args)
+    generated = res['cmdline_next'].split()
+    assert generated[0].startswith('root=') and generated[1] == 'ro'
+    assert generated[2:] == predicted['cmdline_next'].split()
