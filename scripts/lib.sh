@@ -24,6 +24,8 @@ ensure_apt() {
   local want=() missing=() p
   mapfile -t want < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$NUMAOPS_ROOT/tests/apt-packages.txt")
   want+=("$@")
+  # Debian's own python3 keeps venv/ensurepip in a separate package
+  "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || want+=(python3-venv)
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done

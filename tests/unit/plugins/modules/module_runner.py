@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 
 
@@ -16,6 +17,10 @@ def run_module(module, capsys, check_mode=False, diff=False, **args):
 
     ``check_mode`` and ``diff`` set what ``--check`` and ``--diff`` would.
     """
+    # each run starts with no warnings, as in its own process on a node: ansible-core keeps module warnings
+    # in a process-wide collection that exit_json does not empty, so in-process runs would also return
+    # the warnings of earlier runs
+    module_warnings._global_warnings.clear()
     if check_mode:
         args['_ansible_check_mode'] = True
     if diff:

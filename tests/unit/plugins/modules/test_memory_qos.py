@@ -14,7 +14,6 @@ import os
 
 import pytest
 
-from ansible.module_utils.common import warnings as module_warnings
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.modules import memory_qos
 from ansible_collections.numaops.colocation.tests.standins.cgroup2 import CgroupV2StandIn, build_node, hybrid_tree
@@ -26,10 +25,6 @@ GI = 2 ** 30
 
 
 def run(capsys, check=False, diff=False, **args):
-    # each run starts with no warnings, as in its own process on a node: ansible-core keeps module warnings
-    # in a process-wide collection that exit_json does not empty, so in-process runs would also return
-    # the warnings of earlier runs
-    module_warnings._global_warnings.clear()
     args.setdefault('cgroup_driver', 'auto')
     args.setdefault('kubelet_config_path', '/nonexistent/kubelet/config.yaml')
     return run_module(memory_qos, capsys, check_mode=check, diff=diff, **args)
