@@ -156,10 +156,11 @@ class ActionModule(NodeFilesAction):
             path=path,
             mode=args['mode'],
             files=[w['path'] for w in writes],
-            backup_file=backup_files.get(path),
             backup_files=backup_files,
             restore=restore,
         )
+        if path in backup_files:
+            result['backup_file'] = backup_files[path]
         if diffs and self._play_context.diff:
             result['diff'] = diffs[0] if len(diffs) == 1 else diffs
         if warnings:

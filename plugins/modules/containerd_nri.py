@@ -216,7 +216,7 @@ files:
   elements: str
   sample: [/etc/containerd/config.toml]
 backup_file:
-  description: The backup of O(path), when O(backup=true) and the file was replaced.
+  description: The backup of O(path), when O(backup=true) and the file was replaced (not in check mode).
   returned: when a backup of the main file was made
   type: str
   sample: /etc/containerd/config.toml.12345.2026-11-29@10:00:00~

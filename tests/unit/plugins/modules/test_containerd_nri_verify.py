@@ -124,6 +124,75 @@ def test_containerd_down_without_restore_says_so(sandbox, capsys):
     assert 'restored no files' in res['msg']
 
 
+# TEST DOUBLE for journalctl: records its arguments and prints fixed journal lines (more than asked for, so
+# the module's own trimming to journal_lines is checked too). Written into the test's temporary directory,
+# which is put first on PATH, where the module's get_bin_path('journalctl') finds it.
+FAKE_JOURNALCTL = """#!/bin/sh
+# TEST DOUBLE for journalctl, written by test_containerd_nri_verify.py; not the real journalctl.
+printf '%%s\\n' "$@" > '%(args)s'
+printf 'fake-journal line %%d\\n' 1 2 3 4 5
+"""
+# TEST DOUBLE for a journalctl that fails (no journal on this host).
+FAILING_JOURNALCTL = """#!/bin/sh
+# TEST DOUBLE for a failing journalctl, written by test_containerd_nri_verify.py; not the real journalctl.
+echo 'No journal files were found.' >&2
+exit 1
+"""
+
+
+def fake_journalctl(sandbox, monkeypatch, script):
+    bin_dir = sandbox['path'] / 'fake-journalctl-bin'
+    bin_dir.mkdir()
+    args_file = sandbox['path'] / 'fake-journalctl.args'
+    (bin_dir / 'journalctl').write_text(script % dict(args=args_file))
+    os.chmod(str(bin_dir / 'journalctl'), 0o755)
+    monkeypatch.setenv('PATH', '%s%s%s' % (bin_dir, os.pathsep, os.environ.get('PATH', '')))
+    return args_file
+
+
+def journal_args(sandbox, **extra):
+    """Arguments of a failing start (nothing listens on the address) without log_file: the journal is shown."""
+    args = base_args(sandbox, restart_command=[sys.executable, '-c', 'pass'], service='containerd-under-test',
+                     journal_lines=3, **extra)
+    del args['log_file']
+    return args
+
+
+def test_failure_shows_the_journal_from_journalctl(sandbox, capsys, monkeypatch):
+    args_file = fake_journalctl(sandbox, monkeypatch, FAKE_JOURNALCTL)
+    res = run_module(capsys, **journal_args(sandbox))
+    assert res['failed'] is True and res['containerd_ready'] is False
+    assert args_file.read_text().split('\n')[:-1] == ['-u', 'containerd-under-test', '-n', '3', '--no-pager',
+                                                      '-o', 'short-iso']
+    assert res['journal'] == ['fake-journal line 3', 'fake-journal line 4', 'fake-journal line 5']
+    assert res['msg'].startswith('containerd did not answer on %s within 1s after the restart' % sandbox['address'])
+    assert res['msg'].endswith('Last 3 lines of journalctl -u containerd-under-test:\n'
+                               'fake-journal line 3\nfake-journal line 4\nfake-journal line 5')
+
+
+def test_failure_when_journalctl_fails(sandbox, capsys, monkeypatch):
+    fake_journalctl(sandbox, monkeypatch, FAILING_JOURNALCTL)
+    res = run_module(capsys, **journal_args(sandbox))
+    assert res['failed'] is True and res['containerd_ready'] is False
+    assert res['journal'] == ['(journalctl failed: No journal files were found.)']
+    assert res['msg'].endswith('Last 1 lines of journalctl -u containerd-under-test:\n'
+                               '(journalctl failed: No journal files were found.)')
+
+
+def test_failure_when_journalctl_is_missing(sandbox, capsys, monkeypatch):
+    real_get_bin_path = verify.AnsibleModule.get_bin_path
+
+    def get_bin_path_without_journalctl(self, arg, *args, **kwargs):
+        return None if arg == 'journalctl' else real_get_bin_path(self, arg, *args, **kwargs)
+
+    monkeypatch.setattr(verify.AnsibleModule, 'get_bin_path', get_bin_path_without_journalctl)
+    res = run_module(capsys, **journal_args(sandbox))
+    assert res['failed'] is True and res['containerd_ready'] is False
+    assert res['journal'] == ["(journalctl is not installed; set log_file to show containerd's log)"]
+    assert res['msg'].endswith("Last 1 lines of journalctl -u containerd-under-test:\n"
+                               "(journalctl is not installed; set log_file to show containerd's log)")
+
+
 def test_server_version_parsing():
     out = ('Client:\n  Version:  1.6.20~ds1\n  Revision: x\n\nServer:\n  Version:  1.7.24~ds1\n'
            '  Revision: 1.7.24~ds1-6+deb13u1\n  UUID: u\n')
