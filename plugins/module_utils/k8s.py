@@ -38,6 +38,12 @@ try:
 except ImportError:
     HTTP_ERRORS = ()
 
+try:
+    import yaml  # a dependency of the kubernetes client, which parses kubeconfig files with it
+    YAML_ERRORS = (yaml.YAMLError,)
+except ImportError:
+    YAML_ERRORS = ()
+
 
 def _env(*names):
     return {'fallback': (env_fallback, list(names))}
@@ -82,7 +88,8 @@ def build_configuration(params):
 
     host + api_key or host + client_cert/client_key need no kubeconfig; otherwise the kubeconfig
     (``kubeconfig`` option: a path or a dict; else ``KUBECONFIG`` / ``~/.kube/config``) or, without any,
-    the in-cluster service account configuration is loaded. Explicit options then override it.
+    the in-cluster service account configuration is loaded. Explicit options then override it, also on
+    every request (see ``_keep_overrides``).
     """
     def given(*names):
         return all(params.get(n) for n in names)
@@ -90,6 +97,10 @@ def build_configuration(params):
     configuration = kubernetes.client.Configuration()
     kubeconfig = params.get('kubeconfig')
     context = params.get('context')
+    if kubeconfig and not isinstance(kubeconfig, (str, dict)):
+        raise K8sConnectionError('The kubeconfig option must be the path of a kubeconfig file or its content as a '
+                                 'dict, not a %s. Set kubeconfig to a path (or a dict), or leave it unset.'
+                                 % type(kubeconfig).__name__)
     try:
         if given('host', 'api_key') or given('host', 'client_cert', 'client_key'):
             pass
@@ -100,27 +111,61 @@ def build_configuration(params):
                 kubernetes.config.load_incluster_config(client_configuration=configuration)
             except kubernetes.config.ConfigException:
                 _load_kubeconfig(configuration, None, None)
-    except (kubernetes.config.ConfigException, IOError, OSError, ValueError, TypeError) as exc:
+    except (kubernetes.config.ConfigException, IOError, OSError, ValueError, TypeError, KeyError, AttributeError) + YAML_ERRORS as exc:
         # the kubeconfig option is no_log (as in kubernetes.core: it may be a dict with credentials), so
         # its path would be masked in the message anyway; say where it came from instead
         where = ('the file named by the kubeconfig option (or K8S_AUTH_KUBECONFIG)' if isinstance(kubeconfig, str)
                  else 'the kubeconfig option (a dict)' if kubeconfig else 'KUBECONFIG or ~/.kube/config')
         raise K8sConnectionError('Could not load the Kubernetes client configuration from %s%s: %s. Set kubeconfig '
                                  '(and context) or host with api_key, or K8S_AUTH_KUBECONFIG.'
-                                 % (where, ' (context %s)' % context if context else '', exc))
+                                 % (where, ' (context %s)' % context if context else '', _one_line(exc)))
+    overrides = {}
     if params.get('host'):
-        configuration.host = params['host'].rstrip('/')
-    if params.get('api_key'):
-        configuration.api_key = {'authorization': 'Bearer %s' % params['api_key']}
+        overrides['host'] = params['host'].rstrip('/')
     if params.get('validate_certs') is not None:
-        configuration.verify_ssl = params['validate_certs']
+        overrides['verify_ssl'] = params['validate_certs']
     if params.get('ca_cert'):
-        configuration.ssl_ca_cert = params['ca_cert']
+        overrides['ssl_ca_cert'] = params['ca_cert']
     if params.get('client_cert'):
-        configuration.cert_file = params['client_cert']
+        overrides['cert_file'] = params['client_cert']
     if params.get('client_key'):
-        configuration.key_file = params['client_key']
+        overrides['key_file'] = params['client_key']
+    _apply(configuration, overrides)
+    if params.get('api_key'):
+        # replaces the token of the kubeconfig user or service account, and the hook that refreshes it
+        configuration.api_key = {'authorization': 'Bearer %s' % params['api_key']}
+        configuration.refresh_api_key_hook = None
+    _keep_overrides(configuration, overrides)
     return configuration
+
+
+def _apply(configuration, overrides):
+    for name, value in overrides.items():
+        setattr(configuration, name, value)
+
+
+def _keep_overrides(configuration, overrides):
+    """Re-apply the explicit options after the token refresh hook of a kubeconfig or in-cluster configuration.
+
+    The kubernetes client calls that hook before every request; it copies the kubeconfig's (or service
+    account's) server, CA, client certificate and verify flag back into the configuration, which would
+    otherwise send the request to the kubeconfig's server although ``host`` names another.
+    """
+    hook = configuration.refresh_api_key_hook
+    if hook is None or not overrides:
+        return
+
+    def refresh_then_override(client_configuration):
+        hook(client_configuration)
+        _apply(client_configuration, overrides)
+        # the loader's hook installs a fresh copy of itself on every call; stay in front of it
+        client_configuration.refresh_api_key_hook = refresh_then_override
+
+    configuration.refresh_api_key_hook = refresh_then_override
+
+
+def _one_line(exc):
+    return ' '.join(str(exc).split()) or type(exc).__name__
 
 
 def _load_kubeconfig(configuration, kubeconfig, context):
