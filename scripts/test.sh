@@ -3,6 +3,7 @@
 #
 #   scripts/test.sh                 every stage, in order
 #   scripts/test.sh unit sanity     only the named stages
+#   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
 #
 # Stages: unit sanity units integration lint build molecule
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
@@ -22,8 +23,9 @@ LINK_TOP=$(make_collection_link)
 export ANSIBLE_COLLECTIONS_PATH="$LINK_TOP"
 export ANSIBLE_FORCE_COLOR=${ANSIBLE_FORCE_COLOR:-0}
 COLL_TREE=""
+MOLECULE_RUN_DIR=""
 coll_tree() { [ -n "$COLL_TREE" ] || COLL_TREE=$(make_collection_tree); echo "$COLL_TREE"; }
-cleanup() { rm -rf "$LINK_TOP"; [ -z "$COLL_TREE" ] || rm -rf "${COLL_TREE%/ansible_collections/*}"; }
+cleanup() { rm -rf "$LINK_TOP"; [ -z "$MOLECULE_RUN_DIR" ] || rm -rf "$MOLECULE_RUN_DIR"; [ -z "$COLL_TREE" ] || rm -rf "${COLL_TREE%/ansible_collections/*}"; }
 trap cleanup EXIT
 
 stage_unit() {
@@ -64,22 +66,31 @@ stage_build() {
 }
 stage_molecule() {
   log "molecule scenarios (extensions/molecule)"
-  local s name
+  local s name only=",${1:-},"
+  [ -n "$MOLECULE_RUN_DIR" ] || MOLECULE_RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/numaops-molecule.XXXXXX")
   for s in extensions/molecule/*/molecule.yml; do
     [ -e "$s" ] || continue
     name=$(basename "$(dirname "$s")")
+    [ "$only" = ",," ] || [[ "$only" == *",$name,"* ]] || continue
     if [ "$name" = vm ] && [ "${NUMAOPS_SKIP_VM:-0}" = 1 ]; then
       echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
       continue
     fi
+    if [ "$name" = vm ]; then
+      log "tests/vm/vm.sh selftest (the raw test node and its stand-ins, before the vm scenario)"
+      bash tests/vm/vm.sh selftest
+    fi
     log "molecule test -s $name"
     # a fresh start: molecule keeps per-scenario state (e.g. "prepared") between runs
-    (cd extensions && molecule reset -s "$name" >/dev/null && molecule test -s "$name")
+    # and a private ephemeral directory: molecule's default (~/.ansible/tmp/molecule.<hash of "extensions">.<name>)
+    # is shared by every checkout of this repository on the machine
+    (cd extensions && export MOLECULE_EPHEMERAL_DIRECTORY="$MOLECULE_RUN_DIR/$name" \
+      && molecule reset -s "$name" >/dev/null && molecule test -s "$name")
   done
 }
 
 for s in "${STAGES[@]}"; do
-  declare -F "stage_$s" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]})"
-  "stage_$s"
+  declare -F "stage_${s%%:*}" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]}; molecule:<scenario>)"
+  if [[ "$s" == *:* ]]; then "stage_${s%%:*}" "${s#*:}"; else "stage_$s"; fi
 done
 log "all requested stages passed: ${STAGES[*]}"

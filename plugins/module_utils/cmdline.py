@@ -484,20 +484,29 @@ def grub_cfg_linux_lines(text):
     return found
 
 
-def edit_grub_cfg(text, present, absent):
-    """Set the args on every linux/linux16/linuxefi line of a grub.cfg; other lines are kept byte-exact."""
+def _rewrite_linux_lines(text, new_args):
+    """``text`` with the args of every linux/linux16/linuxefi line replaced by ``new_args(old_tokens, n)``
+    (``n`` counts the linux lines from 0); lines whose tokens do not change, and all other lines, are kept
+    byte-exact."""
     lines = text.splitlines(True)
+    n = 0
     for i, line in enumerate(lines):
         m = _LINUX_RE.match(line)
         if not m:
             continue
         old = tokenize(m.group('args'), quotes='"\'')
-        new = edit_tokens(old, present, absent, 'in_place')
+        new = new_args(old, n)
+        n += 1
         if new == old:
             continue
         lines[i] = '%s%s%s%s %s%s' % (m.group('lead'), m.group('cmd'), m.group('sep'), m.group('kernel'),
                                       ' '.join(new), m.group('nl'))
     return ''.join(lines)
+
+
+def edit_grub_cfg(text, present, absent):
+    """Set the args on every linux/linux16/linuxefi line of a grub.cfg; other lines are kept byte-exact."""
+    return _rewrite_linux_lines(text, lambda old, n: edit_tokens(old, present, absent, 'in_place'))
 
 
 def grub_cfg_default_cmdline(text):
@@ -564,22 +573,10 @@ def predict_generated_cfg(text, before, after, present, absent):
     Each line goes through predict_generated_args() (the first one as the default entry); a line no
     prediction fits gets the args edited in place as edit_grub_cfg() does. Other lines are kept.
     """
-    lines = text.splitlines(True)
-    first = True
-    for i, line in enumerate(lines):
-        m = _LINUX_RE.match(line)
-        if not m:
-            continue
-        old = tokenize(m.group('args'), quotes='"\'')
-        new = predict_generated_args(old, before, after, default_entry=first)
-        first = False
-        if new is None:
-            new = edit_tokens(old, present, absent, 'in_place')
-        if new == old:
-            continue
-        lines[i] = '%s%s%s%s %s%s' % (m.group('lead'), m.group('cmd'), m.group('sep'), m.group('kernel'),
-                                      ' '.join(new), m.group('nl'))
-    return ''.join(lines)
+    def new_args(old, n):
+        new = predict_generated_args(old, before, after, default_entry=n == 0)
+        return edit_tokens(old, present, absent, 'in_place') if new is None else new
+    return _rewrite_linux_lines(text, new_args)
 
 
 def is_configfile_stub(text):
