@@ -86,11 +86,15 @@ stage_molecule() {
     # is shared by every checkout of this repository on the machine
     (cd extensions && export MOLECULE_EPHEMERAL_DIRECTORY="$MOLECULE_RUN_DIR/$name" \
       && molecule reset -s "$name" >/dev/null && molecule test -s "$name")
+    echo "molecule scenario $name passed (done at $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s into the run)"
   done
 }
 
+TIMES=()
 for s in "${STAGES[@]}"; do
   declare -F "stage_${s%%:*}" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]}; molecule:<scenario>)"
+  t0=$SECONDS
   if [[ "$s" == *:* ]]; then "stage_${s%%:*}" "${s#*:}"; else "stage_$s"; fi
+  TIMES+=("$s $(( (SECONDS - t0) / 60 ))m$(( (SECONDS - t0) % 60 ))s")
 done
-log "all requested stages passed: ${STAGES[*]}"
+log "all requested stages passed: ${TIMES[*]} (total $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s)"
