@@ -63,7 +63,9 @@ def _configs_for_the_role(configs):
 
 @pytest.fixture(scope='module', name='awx_job')
 def awx_job_fixture(tmp_path_factory):
-    """Returns run(playbook, check=False) -> (runner, events) against the sandbox node and the stand-in."""
+    """Returns run(playbook, check=False, sandbox_dir=None, job_inventory=None) -> (runner, events) against the
+    sandbox node and the stand-in; ``run.fresh_sandbox(name)`` makes another sandbox, ``run.inventory``,
+    ``run.api_pods``, ``run.standin`` and ``run.top`` (the job directory) are what the jobs use."""
     if not _kubernetes_core_installed() or not shutil.which('ansible-playbook'):
         pytest.skip('ansible-playbook with kubernetes.core is not installed')
     top = tmp_path_factory.mktemp('awx')
@@ -101,21 +103,36 @@ def awx_job_fixture(tmp_path_factory):
         }
         counter = {'n': 0}
 
-        def run(playbook, check=False):
+        def run(playbook, check=False, sandbox_dir=None, job_inventory=None):
+            """One job; ``sandbox_dir``: another sandbox (NUMAOPS_SANDBOX), ``job_inventory``: another inventory."""
             counter['n'] += 1
             pdd = top / ('job%d' % counter['n'])
             for sub in ('inventory', 'env'):
                 (pdd / sub).mkdir(parents=True)
             os.symlink(ROOT, str(pdd / 'project'))
-            (pdd / 'inventory' / 'hosts').write_text(yaml.safe_dump(copy.deepcopy(inventory)))
+            job_envvars = dict(envvars, NUMAOPS_SANDBOX=str(sandbox_dir)) if sandbox_dir else envvars
+            (pdd / 'inventory' / 'hosts').write_text(yaml.safe_dump(copy.deepcopy(job_inventory or inventory)))
             (pdd / 'env' / 'extravars').write_text(json.dumps(extravars))
-            (pdd / 'env' / 'envvars').write_text(json.dumps(envvars))
+            (pdd / 'env' / 'envvars').write_text(json.dumps(job_envvars))
             (pdd / 'env' / 'settings').write_text(json.dumps({'job_timeout': 900, 'suppress_ansible_output': True}))
             if check:
                 (pdd / 'env' / 'cmdline').write_text('--check')
             runner = ansible_runner.run(private_data_dir=str(pdd), playbook=playbook, quiet=True)
             return runner, list(runner.events)
 
+        def fresh_sandbox(name):
+            """Another fresh copy of the node tree, made as scripts/sandbox.sh makes it, with the pods' cgroups."""
+            other = top / name
+            shutil.copytree(os.path.join(ROOT, 'examples', 'sandbox', 'tree'), str(other / 'tree'), symlinks=True)
+            (other / '.numaops-sandbox').write_text('')
+            cgroup2.build_node(cgroup2.CgroupV2StandIn(str(other / 'tree' / 'sys' / 'fs' / 'cgroup'), 4096), api_pods, 'systemd')
+            return other
+
+        run.fresh_sandbox = fresh_sandbox
+        run.inventory = inventory
+        run.api_pods = api_pods
+        run.standin = standin
+        run.top = top
         yield run
         assert not standin.unhandled, 'requests the API stand-in does not implement: %s' % standin.unhandled
 
@@ -168,3 +185,133 @@ def test_every_playbook_as_an_awx_job(awx_job):
     stats = _stats(events)
     assert not any(stats.get('changed', {}).values()), stats['changed']
     assert stats['artifact_data']['memory_qos_nodes_with_drift'] == []
+
+
+# ----------------------------------------------------------------------------------------- the drift audit
+# playbooks/audit.yml promises: it runs only in check mode (refusing otherwise, before anything ran), reports
+# what node_prep and memory_qos would change per node, lists the nodes it could not audit and changes nothing.
+AUDIT_REFUSAL = ('playbooks/audit.yml reports drift and never changes anything, so it runs only in check mode: '
+                 'add --check (AWX: set the job template\'s job type to "Check"). Nothing was run.')
+BROKEN_NODE = 'sandbox-node-2'
+
+
+def _tree_state(root):
+    """Every directory, file (mode and bytes) and symlink under ``root``: equal states mean nothing changed."""
+    state = {}
+    for dirpath, dirnames, filenames in os.walk(str(root)):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, str(root))
+            info = os.lstat(path)
+            if os.path.islink(path):
+                state[rel] = ('link', os.readlink(path))
+            elif os.path.isdir(path):
+                state[rel] = ('dir', info.st_mode)
+            else:
+                with open(path, 'rb') as handle:
+                    state[rel] = ('file', info.st_mode, handle.read())
+    return state
+
+
+def _debug_msg(events, task):
+    """The msg of the debug task named ``task`` (exactly one result of it)."""
+    found = [e['event_data']['res']['msg'] for e in events
+             if e.get('event') == 'runner_on_ok' and e.get('event_data', {}).get('task') == task]
+    assert len(found) == 1, (task, len(found))
+    return found[0]
+
+
+def _pod_container_cgroup(pod, container):
+    status = [s for s in pod['status']['containerStatuses'] if s['name'] == container][0]
+    return '%s/%s' % (cgroup2.kubepods_dirs('systemd', pod['status']['qosClass'], pod['metadata']['uid']),
+                      cgroup2.container_dir('systemd', status['containerID']))
+
+
+def test_audit_refuses_to_run_outside_check_mode(awx_job):
+    sandbox = awx_job.fresh_sandbox('refused')
+    before = _tree_state(sandbox)
+    api_requests = len(awx_job.standin.requests)
+
+    runner, events = awx_job('playbooks/audit.yml', sandbox_dir=sandbox)  # job type "Run": no --check
+
+    assert runner.status == 'failed' and runner.rc != 0, (runner.status, runner.rc)
+    failed = [e['event_data'] for e in events if e.get('event') == 'runner_on_failed']
+    assert [(f['host'], f['task']) for f in failed] == [('localhost', 'Check mode is on')]
+    assert failed[0]['res']['msg'] == AUDIT_REFUSAL
+    # Nothing ran on a node, nothing was asked of the API, not one byte of the node tree changed.
+    assert not [e for e in events if e.get('event', '').startswith('runner_on_') and e['event_data'].get('host') != 'localhost']
+    assert [e['event_data']['name'] for e in events if e.get('event') == 'playbook_on_play_start'] == [
+        'Audit refuses to run outside check mode']
+    assert awx_job.standin.requests[api_requests:] == []
+    assert _tree_state(sandbox) == before
+
+
+def test_audit_reports_drift_and_changes_nothing(awx_job):
+    # A fresh copy of the node tree, brought in line by the site playbook (controller, configs, node_prep,
+    # memory_qos) ...
+    sandbox = awx_job.fresh_sandbox('drift')
+    runner, events = awx_job('playbooks/site.yml', sandbox_dir=sandbox)
+    _assert_clean(runner, events)
+    tree = sandbox / 'tree'
+
+    # ... then changed by hand: the kubelet's topology manager policy and one container's memory.high.
+    kubelet_config = tree / 'var' / 'lib' / 'kubelet' / 'config.yaml'
+    text = kubelet_config.read_text()
+    assert text.count('topologyManagerPolicy: best-effort\n') == 1, text
+    kubelet_config.write_text(text.replace('topologyManagerPolicy: best-effort\n', 'topologyManagerPolicy: none\n'))
+    offline = [p for p in awx_job.api_pods if p['metadata']['name'] == 'pod-000'][0]  # config "offline", highRatio 80
+    offline_c0 = _pod_container_cgroup(offline, 'c0')
+    cgroups = cgroup2.CgroupV2StandIn(str(tree / 'sys' / 'fs' / 'cgroup'), 4096)
+    # batch-memory limit 300Mi: 314572800 * 80 // 100 = 251658240, a whole number of 4 KiB pages
+    assert cgroups.read(offline_c0, 'memory.high') == '251658240'
+    cgroups.write(offline_c0, 'memory.high', 'max')
+
+    # A second node whose tree is empty: neither audit can run there, and the report says so.
+    broken = awx_job.top / 'broken'
+    (broken / 'tree').mkdir(parents=True)
+    inventory = copy.deepcopy(awx_job.inventory)
+    nodes = inventory['all']['children']['colocation_nodes']['hosts']
+    nodes[BROKEN_NODE] = dict(nodes[NODE], node_prep_root=str(broken / 'tree'), node_prep_node_name=BROKEN_NODE)
+
+    before, broken_before = _tree_state(sandbox), _tree_state(broken)
+    api_requests = len(awx_job.standin.requests)
+    runner, events = awx_job('playbooks/audit.yml', check=True, sandbox_dir=sandbox, job_inventory=inventory)
+
+    # The job succeeds: a node that cannot be audited is recorded, not failed.
+    assert runner.status == 'successful' and runner.rc == 0, (runner.status, runner.rc, runner.stdout.read()[-3000:])
+    stats = _stats(events)
+    assert not stats.get('failures') and not stats.get('dark'), stats
+    assert stats['rescued'] == {BROKEN_NODE: 2}, stats['rescued']
+    failed = {(e['event_data']['host'], e['event_data']['task']) for e in events if e.get('event') == 'runner_on_failed'}
+    assert {host for host, _task in failed} == {BROKEN_NODE}, failed
+
+    # node_prep: the changed kubelet field on the sandbox node, the broken node NOT AUDITED with the reason.
+    node_prep = _debug_msg(events, 'Drift report | Node preparation across the nodes')
+    assert node_prep[0] == 'node_prep: 2 node(s): 0 in sync, 1 with drift, 1 not audited', node_prep
+    assert node_prep[1] == '%s: DRIFT - kubelet topologyManagerPolicy' % NODE, node_prep
+    assert node_prep[2].startswith('%s: NOT AUDITED - node_prep: %s is not on the unified cgroup v2 hierarchy'
+                                   % (BROKEN_NODE, BROKEN_NODE)), node_prep
+    assert '%s/sys/fs/cgroup/cgroup.controllers' % (broken / 'tree') in node_prep[2], node_prep
+    assert len(node_prep) == 3, node_prep
+
+    # memory_qos: the one container, file, old and expected value; the broken node not reported.
+    memory_qos = _debug_msg(events, 'Show the summary')
+    assert memory_qos[0].startswith('memory QoS audit (check mode: nothing was written): 1 of 2 node(s) reported; '
+                                    'cgroup files to write 1, '), memory_qos
+    assert 'Not reported (failed or unreachable, see above): %s' % BROKEN_NODE in memory_qos, memory_qos
+    assert 'Drift on 1 node(s), 1 cgroup(s):' in memory_qos, memory_qos
+    assert '  %s: team/pod-000 [c0] config offline: memory.high max -> 251658240' % NODE in memory_qos, memory_qos
+    not_audited = _debug_msg(events, 'Nodes whose memory QoS could not be audited')
+    assert len(not_audited) == 1 and not_audited[0].startswith('%s: ' % BROKEN_NODE), not_audited
+    assert '%s/sys/fs/cgroup/cgroup.controllers does not exist' % (broken / 'tree') in not_audited[0], not_audited
+    summary = stats['artifact_data']['memory_qos_summary']
+    assert stats['artifact_data']['memory_qos_nodes_with_drift'] == [NODE]
+    assert summary['audit'] is True and summary['not_reported'] == [BROKEN_NODE] and summary['written'] == 1
+    assert summary['drift'] == {NODE: [{'pod': 'team/pod-000', 'container': 'c0', 'config': 'offline',
+                                        'differ': ['memory.high max -> 251658240']}]}, summary['drift']
+
+    # Nothing changed: not one byte of either node tree, no write to the API.
+    assert _tree_state(sandbox) == before
+    assert _tree_state(broken) == broken_before
+    writes = [r for r in awx_job.standin.requests[api_requests:] if r['method'] not in ('GET', 'HEAD')]
+    assert writes == [], writes
