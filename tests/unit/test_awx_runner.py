@@ -103,8 +103,9 @@ def awx_job_fixture(tmp_path_factory):
         }
         counter = {'n': 0}
 
-        def run(playbook, check=False, sandbox_dir=None, job_inventory=None):
-            """One job; ``sandbox_dir``: another sandbox (NUMAOPS_SANDBOX), ``job_inventory``: another inventory."""
+        def run(playbook, check=False, sandbox_dir=None, job_inventory=None, limit=None):
+            """One job; ``sandbox_dir``: another sandbox (NUMAOPS_SANDBOX), ``job_inventory``: another inventory,
+            ``limit``: the job template's Limit."""
             counter['n'] += 1
             pdd = top / ('job%d' % counter['n'])
             for sub in ('inventory', 'env'):
@@ -117,7 +118,7 @@ def awx_job_fixture(tmp_path_factory):
             (pdd / 'env' / 'settings').write_text(json.dumps({'job_timeout': 900, 'suppress_ansible_output': True}))
             if check:
                 (pdd / 'env' / 'cmdline').write_text('--check')
-            runner = ansible_runner.run(private_data_dir=str(pdd), playbook=playbook, quiet=True)
+            runner = ansible_runner.run(private_data_dir=str(pdd), playbook=playbook, quiet=True, limit=limit)
             return runner, list(runner.events)
 
         def fresh_sandbox(name):
@@ -236,10 +237,11 @@ def test_audit_refuses_to_run_outside_check_mode(awx_job):
 
     assert runner.status == 'failed' and runner.rc != 0, (runner.status, runner.rc)
     failed = [e['event_data'] for e in events if e.get('event') == 'runner_on_failed']
-    assert [(f['host'], f['task']) for f in failed] == [('localhost', 'Check mode is on')]
+    # once for the run (run_once on the first node, so that a --limit to some nodes still refuses)
+    assert [f['task'] for f in failed] == ['Check mode is on'], failed
     assert failed[0]['res']['msg'] == AUDIT_REFUSAL
-    # Nothing ran on a node, nothing was asked of the API, not one byte of the node tree changed.
-    assert not [e for e in events if e.get('event', '').startswith('runner_on_') and e['event_data'].get('host') != 'localhost']
+    # Nothing else ran, nothing was asked of the API, not one byte of the node tree changed.
+    assert not [e for e in events if e.get('event', '').startswith('runner_on_') and e['event_data'].get('task') != 'Check mode is on']
     assert [e['event_data']['name'] for e in events if e.get('event') == 'playbook_on_play_start'] == [
         'Audit refuses to run outside check mode']
     assert awx_job.standin.requests[api_requests:] == []
@@ -315,3 +317,14 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
     assert _tree_state(broken) == broken_before
     writes = [r for r in awx_job.standin.requests[api_requests:] if r['method'] not in ('GET', 'HEAD')]
     assert writes == [], writes
+
+    # A job template's Limit (--limit) to the broken node alone: the reports still come, for that node only.
+    runner, events = awx_job('playbooks/audit.yml', check=True, sandbox_dir=sandbox, job_inventory=inventory,
+                             limit=BROKEN_NODE)
+    assert runner.status == 'successful' and runner.rc == 0, (runner.status, runner.rc, runner.stdout.read()[-3000:])
+    node_prep = _debug_msg(events, 'Drift report | Node preparation across the nodes')
+    assert node_prep[0] == 'node_prep: 1 node(s): 0 in sync, 0 with drift, 1 not audited', node_prep
+    memory_qos = _debug_msg(events, 'Show the summary')
+    assert memory_qos[0].startswith('memory QoS audit (check mode: nothing was written): 0 of 1 node(s) reported'), memory_qos
+    assert _tree_state(sandbox) == before
+    assert _tree_state(broken) == broken_before
