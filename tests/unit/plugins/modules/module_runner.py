@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ansible.module_utils import _internal as module_internal
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 
@@ -25,7 +26,14 @@ def run_module(module, capsys, check_mode=False, diff=False, **args):
         args['_ansible_check_mode'] = True
     if diff:
         args['_ansible_diff'] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            module.main()
+    # and runs as on a node: once a test has imported Ansible's controller code, module warnings would go to
+    # the controller's Display instead of into the result
+    was_controller = module_internal.is_controller
+    module_internal.is_controller = False
+    try:
+        with patch_module_args(args):
+            with pytest.raises(SystemExit):
+                module.main()
+    finally:
+        module_internal.is_controller = was_controller
     return json.loads(capsys.readouterr().out)
