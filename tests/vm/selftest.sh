@@ -27,6 +27,15 @@ wait_kubelet() {  # $1 = active|failed
   done
   return 1
 }
+# the kubelet's journal since T0 shows $1 (waits for it: a restart loop of the previous configuration can log
+# its own failure in T0's second, so "it failed" alone does not mean the new configuration was read yet)
+wait_log() {
+  for _ in $(seq 60); do
+    journalctl -u kubelet -o cat --since "@$T0" | grep -q "$1" && return 0
+    sleep 0.5
+  done
+  return 1
+}
 
 # --- cgroup v2 with the memory controller; the kernel stores whole pages, rounding down
 check "cgroup2 is mounted at /sys/fs/cgroup" '[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]'
@@ -72,16 +81,16 @@ check "cpu_manager_state written with policy none" 'grep -q "\"policyName\":\"no
 printf 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n' >> $C
 T0=$(date +%s); systemctl restart kubelet
 check "static policy with the none state file: kubelet refuses to start" 'wait_kubelet failed'
-check "... with kubelet's error text" 'journalctl -u kubelet -o cat --since @$T0 | grep -q "could not restore state from checkpoint: configured policy \\\\\"static\\\\\" differs from state checkpoint policy \\\\\"none\\\\\", please drain this node and delete the CPU manager checkpoint file \\\\\"/var/lib/kubelet/cpu_manager_state\\\\\" before restarting Kubelet"'
+check "... with kubelet's error text" 'wait_log "could not restore state from checkpoint: configured policy \\\\\"static\\\\\" differs from state checkpoint policy \\\\\"none\\\\\", please drain this node and delete the CPU manager checkpoint file \\\\\"/var/lib/kubelet/cpu_manager_state\\\\\" before restarting Kubelet"'
 rm -f /var/lib/kubelet/cpu_manager_state
 T0=$(date +%s); systemctl restart kubelet
 check "state file removed: kubelet healthy with the static policy" 'wait_kubelet active && grep -q "\"policyName\":\"static\"" /var/lib/kubelet/cpu_manager_state'
 cp /run/kc.orig $C; printf 'cpuManagerPolicy: statik\n' >> $C
 T0=$(date +%s); systemctl restart kubelet
-check "invalid cpuManagerPolicy: refused with unknown policy" 'wait_kubelet failed && journalctl -u kubelet -o cat --since @$T0 | grep -q "unknown policy: \\\\\"statik\\\\\""'
+check "invalid cpuManagerPolicy: refused with unknown policy" 'wait_log "unknown policy: \\\\\"statik\\\\\""'
 cp /run/kc.orig $C; printf 'topologyManagerPolicy: numa\n' >> $C
 T0=$(date +%s); systemctl restart kubelet
-check "invalid topologyManagerPolicy: refused by validation" 'wait_kubelet failed && journalctl -u kubelet -o cat --since @$T0 | grep -q "failed to validate kubelet configuration, error: invalid configuration: topologyManagerPolicy"'
+check "invalid topologyManagerPolicy: refused by validation" 'wait_log "failed to validate kubelet configuration, error: invalid configuration: topologyManagerPolicy"'
 cp /run/kc.orig $C; rm -f /var/lib/kubelet/cpu_manager_state
 T0=$(date +%s); systemctl restart kubelet
 check "original configuration back: healthy" 'wait_kubelet active'
