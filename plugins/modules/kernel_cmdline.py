@@ -379,15 +379,19 @@ class KernelCmdline(object):
         """Move tmp onto path atomically (owner, mode and SELinux context of path kept)."""
         self.call('cannot move the new %s into place' % path, self.module.atomic_move, tmp, path)
 
+    def write_tmp(self, tmp, path, data):
+        """Write data (text or bytes) meant for path into its temporary file tmp."""
+        try:
+            with open(tmp, 'wb' if isinstance(data, bytes) else 'w') as f:
+                f.write(data)
+        except (IOError, OSError) as exc:
+            raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
+
     def write_atomic(self, path, data):
         """Write data (text or bytes) to path through a temporary file in the same directory and an atomic move."""
         tmp = self.mkstemp(path)
         try:
-            try:
-                with open(tmp, 'wb' if isinstance(data, bytes) else 'w') as f:
-                    f.write(data)
-            except (IOError, OSError) as exc:
-                raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
+            self.write_tmp(tmp, path, data)
             self.install(tmp, path)
         finally:
             if os.path.exists(tmp):
@@ -699,11 +703,7 @@ class KernelCmdline(object):
                     continue
                 tmp = self.mkstemp(path)
                 staged.append((path, tmp))
-                try:
-                    with open(tmp, 'w') as f:
-                        f.write(after)
-                except (IOError, OSError) as exc:
-                    raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
+                self.write_tmp(tmp, path, after)
                 self.script_check(tmp)
             self.apply_defaults(before_defaults, after_defaults)
             for path, tmp in staged:
