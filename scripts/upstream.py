@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Build the upstream programs the tests run (Kubernetes, etcd, kwok, Volcano, containerd) from their Go modules.
+
+    scripts/upstream.sh build [COMPONENT ...]   build (or reuse) into the cache; default: every component
+    scripts/upstream.sh path COMPONENT          print the directory holding COMPONENT's binaries (built)
+    scripts/upstream.sh regen [COMPONENT ...]   rewrite tests/upstream/<component>/go.mod and go.sum
+    scripts/upstream.sh list                    components, versions, binaries, cached or not
+
+Only our go.mod/go.sum (one small module per component, under tests/upstream/<component>/) are committed:
+the upstream source comes from the Go module proxy into the Go module cache, the binaries go to
+$NUMAOPS_CACHE/upstream/<component>-<version>-<hash>/ (the hash covers go.mod, go.sum and the build
+options, so a changed pin builds anew and an unchanged one is reused).
+
+Why one module per component: k8s.io/kubernetes, Volcano and kwok each pin k8s.io/* libraries to their own
+releases; one module would force a single version on all of them.
+
+Why the replace lines: k8s.io/kubernetes (and volcano.sh/volcano, etcd) replace their staging libraries
+with directories of their own repository; a module that requires them must pin those libraries itself
+(for Kubernetes v1.X.Y, every k8s.io/<lib> => k8s.io/<lib> v0.X.Y). Replace directives of a dependency that
+point to published versions are copied as they are.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UPSTREAM = os.path.join(ROOT, "tests", "upstream")
+CACHE = os.environ.get("NUMAOPS_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "numaops-colocation")
+
+
+def versions():
+    out = {}
+    with open(os.path.join(UPSTREAM, "versions.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                k, _, v = line.partition("=")
+                out[k.strip()] = v.strip()
+    return out
+
+
+def k8s_ldflags(version):
+    m = re.match(r"v(\d+)\.(\d+)\.", version)
+    flags = []
+    for pkg in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version"):
+        flags += ["-X", "%s.gitVersion=%s" % (pkg, version), "-X", "%s.gitMajor=%s" % (pkg, m.group(1)),
+                  "-X", "%s.gitMinor=%s" % (pkg, m.group(2)), "-X", "%s.gitTreeState=clean" % pkg,
+                  "-X", "%s.buildDate=1970-01-01T00:00:00Z" % pkg]
+    return flags
+
+
+def components():
+    v = versions()
+    k8s_bins = {"kube-apiserver": "cmd/kube-apiserver", "kube-controller-manager": "cmd/kube-controller-manager",
+                "kube-scheduler": "cmd/kube-scheduler", "kubelet": "cmd/kubelet"}
+    oldest = v["KUBELET_OLDEST_VERSION"]
+    oldest_minor = ".".join(oldest.lstrip("v").split(".")[:2])
+    return {
+        "kubernetes": dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"], bins=k8s_bins,
+                           ldflags=k8s_ldflags(v["K8S_VERSION"]), cgo=False, staging="k8s"),
+        "kubelet-" + oldest_minor: dict(module="k8s.io/kubernetes", version=oldest, bins={"kubelet": "cmd/kubelet"},
+                                        ldflags=k8s_ldflags(oldest), cgo=False, staging="k8s"),
+        "etcd": dict(module="go.etcd.io/etcd/server/v3", version=v["ETCD_VERSION"], bins={"etcd": ""},
+                     ldflags=[], cgo=False),
+        "kwok": dict(module="sigs.k8s.io/kwok", version=v["KWOK_VERSION"], bins={"kwok": "cmd/kwok"},
+                     ldflags=["-X", "sigs.k8s.io/kwok/pkg/consts.Version=" + v["KWOK_VERSION"]], cgo=False),
+        "volcano": dict(module="volcano.sh/volcano", version=v["VOLCANO_VERSION"],
+                        bins={"vc-controller-manager": "cmd/controller-manager", "vc-agent": "cmd/agent"},
+                        ldflags=[], cgo=False,
+                        local={"volcano.sh/apis": v["VOLCANO_APIS_VERSION"]},
+                        # Volcano pins a prometheus pseudo-version that sum.golang.org does not know (404);
+                        # its hash is taken from the proxy's download once, at regen, and kept in go.sum
+                        nosumdb="github.com/prometheus/prometheus"),
+        "containerd": dict(module="github.com/containerd/containerd/v2", version=v["CONTAINERD_VERSION"],
+                           bins={"containerd": "cmd/containerd", "containerd-shim-runc-v2": "cmd/containerd-shim-runc-v2",
+                                 "ctr": "cmd/ctr"},
+                           ldflags=["-X", "github.com/containerd/containerd/v2/version.Version=" + v["CONTAINERD_VERSION"],
+                                    "-X", "github.com/containerd/containerd/v2/version.Revision=numaops-build"],
+                           cgo=False, tags="no_btrfs no_devmapper no_zfs"),
+    }
+
+
+def die(msg):
+    sys.stderr.write("upstream.sh: ERROR: %s\n" % msg)
+    sys.exit(1)
+
+
+def log(msg):
+    sys.stderr.write("upstream.sh: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def go_env():
+    env = dict(os.environ)
+    env.setdefault("GOFLAGS", "-buildvcs=false")
+    # the machine's own Go: never let a toolchain line send us to download another one
+    env["GOTOOLCHAIN"] = env.get("GOTOOLCHAIN") or "local"
+    return env
+
+
+def run(cmd, cwd, env=None, quiet=False):
+    p = subprocess.run(cmd, cwd=cwd, env=env or go_env(), stdout=subprocess.PIPE if quiet else None,
+                       stderr=subprocess.STDOUT if quiet else None, universal_newlines=True)
+    if p.returncode != 0:
+        die("%s failed in %s (exit %d)%s" % (" ".join(cmd), cwd, p.returncode,
+                                             (":\n" + p.stdout[-4000:]) if quiet and p.stdout else ""))
+    return p.stdout
+
+
+def comp_dir(name):
+    return os.path.join(UPSTREAM, name)
+
+
+def read_dep_gomod(module, version):
+    out = run(["go", "mod", "download", "-json", "%s@%s" % (module, version)], cwd=tempfile.gettempdir(), quiet=True)
+    info = json.loads(out)
+    if info.get("Error"):
+        die("go mod download %s@%s: %s" % (module, version, info["Error"]))
+    with open(info["GoMod"]) as f:
+        return f.read()
+
+
+def parse_replaces(gomod):
+    """(old, new) pairs of a go.mod's replace directives, in both single-line and block form."""
+    pairs = []
+    block = False
+    for raw in gomod.splitlines():
+        line = raw.split("//", 1)[0].strip()
+        if not line:
+            continue
+        if block:
+            if line == ")":
+                block = False
+                continue
+            body = line
+        elif line.startswith("replace ("):
+            block = True
+            continue
+        elif line.startswith("replace "):
+            body = line[len("replace "):]
+        else:
+            continue
+        old, _, new = body.partition("=>")
+        pairs.append((old.strip(), new.strip()))
+    return pairs
+
+
+def regen(name, spec):
+    """Write tests/upstream/<name>/go.mod from the spec and let `go mod tidy` write go.sum."""
+    dep = read_dep_gomod(spec["module"], spec["version"])
+    replaces = []
+    for old, new in parse_replaces(dep):
+        old_mod = old.split()[0]
+        if new.startswith("./") or new.startswith("../"):
+            if spec.get("staging") == "k8s" and old_mod.startswith("k8s.io/"):
+                replaces.append((old_mod, "%s v0.%s" % (old_mod, spec["version"].split(".", 1)[1])))
+            elif old_mod in spec.get("local", {}):
+                replaces.append((old_mod, "%s %s" % (old_mod, spec["local"][old_mod])))
+            # any other local replace (etcd's sibling modules, FORBIDDEN_DEPENDENCY guards): the published
+            # version the dependency requires is what it was released with
+            continue
+        replaces.append((old, new))
+    godebug = re.search(r"^godebug .*$", dep, re.M)
+    lines = ["// Generated by scripts/upstream.sh regen %s from %s@%s: do not edit." % (name, spec["module"], spec["version"]),
+             "module numaops.test/upstream/%s" % name, "", "go 1.26.0", ""]
+    if godebug:
+        lines += [godebug.group(0), ""]
+    lines += ["require %s %s" % (spec["module"], spec["version"]), ""]
+    if replaces:
+        lines.append("replace (")
+        lines += ["\t%s => %s" % r for r in replaces]
+        lines += [")", ""]
+    lines.append("tool (")
+    lines += ["\t%s" % pkg_path(spec, p) for p in sorted(spec["bins"].values())]
+    lines += [")", ""]
+    d = comp_dir(name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "go.mod"), "w") as f:
+        f.write("\n".join(lines))
+    if os.path.exists(os.path.join(d, "go.sum")):
+        os.unlink(os.path.join(d, "go.sum"))
+    log("%s: go mod tidy (downloads the sources of %s@%s and its dependencies)" % (name, spec["module"], spec["version"]))
+    env = go_env()
+    if spec.get("nosumdb"):
+        env["GONOSUMDB"] = spec["nosumdb"]
+    run(["go", "mod", "tidy"], cwd=d, env=env, quiet=True)
+
+
+def pkg_path(spec, p):
+    return spec["module"] + ("/" + p if p else "")
+
+
+def build_hash(name, spec):
+    h = hashlib.sha256()
+    for fn in ("go.mod", "go.sum"):
+        with open(os.path.join(comp_dir(name), fn), "rb") as f:
+            h.update(f.read())
+    h.update(json.dumps([spec["bins"], spec["ldflags"], spec["cgo"], spec.get("tags", "")], sort_keys=True).encode())
+    h.update(subprocess.run(["go", "env", "GOVERSION"], stdout=subprocess.PIPE, universal_newlines=True).stdout.encode())
+    return h.hexdigest()[:12]
+
+
+def out_dir(name, spec):
+    return os.path.join(CACHE, "upstream", "%s-%s-%s" % (name, spec["version"], build_hash(name, spec)))
+
+
+def build(name, spec):
+    d = comp_dir(name)
+    if not all(os.path.exists(os.path.join(d, f)) for f in ("go.mod", "go.sum")):
+        die("%s has no go.mod/go.sum: run scripts/upstream.sh regen %s (needs the Go module proxy)" % (d, name))
+    out = out_dir(name, spec)
+    stamp = os.path.join(out, ".complete")
+    if os.path.exists(stamp):
+        log("%s %s: cached in %s" % (name, spec["version"], out))
+        return out, 0.0
+    t0 = time.time()
+    tmp = out + ".partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    env = go_env()
+    env["CGO_ENABLED"] = "1" if spec["cgo"] else "0"
+    ldflags = " ".join(["-s", "-w"] + ["%s '%s'" % (a, b) for a, b in zip(spec["ldflags"][::2], spec["ldflags"][1::2])])
+    log("%s %s: building %s" % (name, spec["version"], ", ".join(sorted(spec["bins"]))))
+    for binary, p in sorted(spec["bins"].items()):
+        cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", os.path.join(tmp, binary)]
+        if spec.get("tags"):
+            cmd += ["-tags", spec["tags"]]
+        cmd.append(pkg_path(spec, p))
+        run(cmd, cwd=d, env=env)
+    with open(os.path.join(tmp, ".complete"), "w") as f:
+        json.dump({"component": name, "module": spec["module"], "version": spec["version"],
+                   "binaries": sorted(spec["bins"]), "seconds": round(time.time() - t0, 1)}, f)
+    shutil.rmtree(out, ignore_errors=True)
+    os.rename(tmp, out)
+    secs = time.time() - t0
+    log("%s %s: built in %.0f s -> %s" % (name, spec["version"], secs, out))
+    return out, secs
+
+
+def main(argv):
+    comps = components()
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    cmd, names = argv[0], argv[1:]
+    for n in names:
+        if n not in comps:
+            die("unknown component %r (known: %s)" % (n, ", ".join(sorted(comps))))
+    if cmd == "build":
+        t0 = time.time()
+        report = []
+        for n in names or sorted(comps):
+            _, secs = build(n, comps[n])
+            report.append("%s %s" % (n, "cached" if not secs else "%.0fs" % secs))
+        log("done in %.0f s: %s" % (time.time() - t0, ", ".join(report)))
+    elif cmd == "path":
+        if len(names) != 1:
+            die("path takes one component")
+        out = out_dir(names[0], comps[names[0]])
+        if not os.path.exists(os.path.join(out, ".complete")):
+            die("%s is not built (%s missing): run scripts/upstream.sh build %s" % (names[0], out, names[0]))
+        print(out)
+    elif cmd == "regen":
+        for n in names or sorted(comps):
+            regen(n, comps[n])
+    elif cmd == "list":
+        for n in sorted(comps):
+            s = comps[n]
+            have = all(os.path.exists(os.path.join(comp_dir(n), f)) for f in ("go.mod", "go.sum"))
+            cached = have and os.path.exists(os.path.join(out_dir(n, s), ".complete"))
+            print("%-14s %-36s %-9s %-6s %s" % (n, s["module"], s["version"], "cached" if cached else "-",
+                                                " ".join(sorted(s["bins"]))))
+    else:
+        die("unknown command %r (build, path, regen, list)" % cmd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
