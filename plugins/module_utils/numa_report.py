@@ -391,7 +391,8 @@ def render_html(fleet, generated=None, title='NUMA fleet report'):
             _fleet_table(data)]
     for index, row in enumerate(data['nodes']):
         body.append(_node_section(index, row, facts_by_name.get(row['name'], {})))
-    payload = json.dumps(data, sort_keys=True).replace('</', '<\\/')
+    payload = (json.dumps(data, sort_keys=True).replace('&', '\\u0026').replace('<', '\\u003c')
+               .replace('>', '\\u003e'))
     body.append('<script type="application/json" id="numa-data">%s</script></body></html>\n' % payload)
     return ''.join(body)
 
@@ -407,8 +408,8 @@ _METRICS = (
     ('numaops_numa_node_cores', 'Physical cores of the NUMA node whose topology is known.'),
     ('numaops_numa_node_memory_total_bytes', 'MemTotal of the NUMA node.'),
     ('numaops_numa_node_memory_free_bytes', 'MemFree of the NUMA node.'),
-    ('numaops_numa_node_hugepages_total', 'Huge pages of the size on the NUMA node.'),
-    ('numaops_numa_node_hugepages_free', 'Free huge pages of the size on the NUMA node.'),
+    ('numaops_numa_node_hugepages_pages', 'Huge pages of the size on the NUMA node.'),
+    ('numaops_numa_node_hugepages_free_pages', 'Free huge pages of the size on the NUMA node.'),
     ('numaops_numa_node_reserved_cpus', 'CPUs of the NUMA node in the kubelet reservedSystemCPUs.'),
     ('numaops_numa_node_exclusive_cpus', 'CPUs of the NUMA node given exclusively to containers.'),
     ('numaops_numa_node_free_exclusive_cpus', 'CPUs of the NUMA node still free for exclusive allocation.'),
@@ -443,7 +444,7 @@ def render_textfile(facts, drift=None, last_run=None):
             if node.get(key) is not None:
                 series[metric].append((numa, node[key]))
         for size, info in sorted((node.get('hugepages') or {}).items(), key=lambda kv: kv[1]['page_bytes']):
-            for key, metric in (('total', 'numaops_numa_node_hugepages_total'), ('free', 'numaops_numa_node_hugepages_free')):
+            for key, metric in (('total', 'numaops_numa_node_hugepages_pages'), ('free', 'numaops_numa_node_hugepages_free_pages')):
                 if info.get(key) is not None:
                     series[metric].append((numa + [('size', size)], info[key]))
         for key, metric in (('reserved_cpus', 'numaops_numa_node_reserved_cpus'),
