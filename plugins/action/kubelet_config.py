@@ -34,11 +34,11 @@ class ActionModule(NodeFilesAction):
     def _derive_auto(self, auto, planned, args, task_vars, path):
         facts_result = self._execute_module(
             module_name='numaops.colocation.numa_facts',
-            module_args=dict(kubelet_config=args['path'], state_dir=args['state_dir']),
+            module_args=dict(root=auto['topology_root']),
             task_vars=task_vars)
         if facts_result.get('failed'):
-            raise AnsibleActionFail('%s: could not read the NUMA topology for the auto reservations: %s'
-                                    % (path, facts_result.get('msg')))
+            raise AnsibleActionFail('%s: could not read the NUMA topology (below %s) for the auto reservations, nothing '
+                                    'was changed: %s' % (path, auto['topology_root'], facts_result.get('msg')))
         facts = facts_result['ansible_facts']['numaops_numa']
         try:
             return numa_auto.derive(auto, planned, facts)

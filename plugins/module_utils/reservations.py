@@ -32,6 +32,7 @@ AUTO_ARGUMENT_SPEC = dict(
     reserved_cores=dict(type='int', default=1),
     reserved_cores_placement=dict(type='str', default='numa0', choices=list(CPU_PLACEMENTS)),
     reserved_memory_split=dict(type='str', default='numa0', choices=list(MEMORY_SPLITS)),
+    topology_root=dict(type='path', default='/'),
 )
 
 

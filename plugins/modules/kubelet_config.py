@@ -148,6 +148,12 @@ options:
     type: str
     choices: [numa0, even]
     default: numa0
+  topology_root:
+    description:
+      - With an V(auto) value, the directory below which the node's C(sys/devices/system/{cpu,node}) are read
+        (the O(numaops.colocation.numa_facts#module:root) of M(numaops.colocation.numa_facts)). V(/) on a node.
+    type: path
+    default: /
   system_reserved:
     description:
       - C(systemReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);

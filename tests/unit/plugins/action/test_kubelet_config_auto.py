@@ -28,7 +28,7 @@ def run_action(capsys, monkeypatch):
     def run(tree, check_mode=False, diff=False, **args):
         task = Task()
         task.action = 'numaops.colocation.kubelet_config'
-        task.args = args
+        task.args = dict(args, topology_root=tree)
         play_context = PlayContext()
         play_context.check_mode = check_mode
         play_context.diff = diff
@@ -39,7 +39,8 @@ def run_action(capsys, monkeypatch):
         def execute_module(module_name=None, module_args=None, task_vars=None, **_kwargs):
             calls.append(module_name)
             if module_name == 'numaops.colocation.numa_facts':
-                return run_module(numa_facts, capsys, check_mode=check_mode, root=tree, **copy.deepcopy(module_args))
+                assert module_args == {'root': tree}
+                return run_module(numa_facts, capsys, check_mode=check_mode, **copy.deepcopy(module_args))
             assert module_name == 'numaops.colocation.node_files'
             return run_module(node_files, capsys, check_mode=check_mode, **copy.deepcopy(module_args))
 
