@@ -22,9 +22,9 @@ if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
 
 # pylint: disable=wrong-import-position
 import ansible_collections  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree as numa_tree  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-XEON_SYS = os.path.join(ROOT, 'tests', 'unit', 'plugins', 'fixtures', 'numa', 'xeon8358-2s', 'sys')
 
 
 def collections_path():
@@ -48,7 +48,7 @@ def node(tmp_path):
     tree = tmp_path / 'tree'
     shutil.copytree(os.path.join(ROOT, 'examples', 'sandbox', 'tree'), str(tree), symlinks=True)
     shutil.rmtree(str(tree / 'sys'))
-    shutil.copytree(XEON_SYS, str(tree / 'sys'))
+    shutil.copytree(os.path.join(numa_tree('xeon8358-2s'), 'sys'), str(tree / 'sys'))
     (tmp_path / 'textfile').mkdir()
     return tmp_path
 

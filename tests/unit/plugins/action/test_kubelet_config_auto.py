@@ -17,9 +17,9 @@ from ansible.playbook.task import Task
 
 from ansible_collections.numaops.colocation.plugins.action.kubelet_config import ActionModule
 from ansible_collections.numaops.colocation.plugins.modules import node_files, numa_facts
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'fixtures', 'numa')
 HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n'
 
 
@@ -63,8 +63,8 @@ def config(tmp_path, text=''):
     return str(path), str(state)
 
 
-XEON = os.path.join(FIXTURES, 'xeon8358-2s')
-TX2 = os.path.join(FIXTURES, 'thunderx2-2s')
+XEON = tree('xeon8358-2s')
+TX2 = tree('thunderx2-2s')
 
 
 def test_auto_cpus_whole_cores_check_mode_predicts(run_action, tmp_path):

@@ -8,16 +8,16 @@ import json
 import os
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree as numa_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(os.path.dirname(HERE), 'fixtures', 'numa')
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 SANDBOX = os.path.join(REPO, 'examples', 'sandbox', 'tree')
 TREES = {'xeon-1': 'xeon8358-2s', 'tx2-1': 'thunderx2-2s', 'epyc-1': 'synthetic-8numa'}
 
 
 def facts_of(tree):
-    root = os.path.join(FIXTURES, tree)
+    root = numa_tree(tree)
     with open(os.path.join(root, 'pods.json')) as handle:
         return numa.collect(root, pods=json.load(handle))
 

@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""numa_facts parsing on recorded sysfs trees; the numbers are those of the cited dumps (fixtures/numa/README.md)."""
+"""numa_facts parsing on recorded sysfs trees; the numbers are those of the cited dumps (tests/unit/plugins/fixtures/numa/README.md)."""
 from __future__ import annotations
 
 import json
@@ -11,16 +11,16 @@ import shutil
 import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(os.path.dirname(HERE), 'fixtures', 'numa')
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 SANDBOX = os.path.join(REPO, 'examples', 'sandbox', 'tree')
 GIB = 1024 ** 3
 
 
 def load(name):
-    root = os.path.join(FIXTURES, name)
+    root = tree(name)
     with open(os.path.join(root, 'pods.json')) as handle:
         pods = json.load(handle)
     return numa.collect(root, pods=pods)
@@ -142,7 +142,7 @@ def test_sandbox_tree_reports_what_is_missing():
 
 def test_missing_and_broken_files_are_reported(tmp_path):
     root = str(tmp_path / 'tree')
-    shutil.copytree(os.path.join(FIXTURES, 'thunderx2-2s'), root)
+    shutil.copytree(tree('thunderx2-2s'), root)
     os.remove(os.path.join(root, 'sys/devices/system/node/node1/meminfo'))
     with open(os.path.join(root, 'sys/devices/system/cpu/cpu5/topology/core_id'), 'w') as handle:
         handle.write('five\n')

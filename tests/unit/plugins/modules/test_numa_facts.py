@@ -8,10 +8,10 @@ import json
 import os
 
 from ansible_collections.numaops.colocation.plugins.modules import numa_facts
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'fixtures', 'numa')
-XEON = os.path.join(FIXTURES, 'xeon8358-2s')
+XEON = tree('xeon8358-2s')
 
 
 def test_facts_and_check_mode(capsys):
