@@ -483,8 +483,8 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
         'distances': [entry['distances'] for entry in nodes],
         'isolated_cpus': None if isolated is None else format_cpuset(isolated),
         'nohz_full_cpus': None if nohz_full is None else format_cpuset(nohz_full),
-        'cmdline': None if cmdline is None else {'isolcpus': parse_cmdline_cpus(cmdline, 'isolcpus'),
-                                                  'nohz_full': parse_cmdline_cpus(cmdline, 'nohz_full')},
+        'cmdline': None if cmdline is None else {
+            'isolcpus': parse_cmdline_cpus(cmdline, 'isolcpus'), 'nohz_full': parse_cmdline_cpus(cmdline, 'nohz_full')},
         'pci_devices': _pci_devices(tree),
         'cgroup': _cgroup(tree, kubelet_values),
         'kubelet': {

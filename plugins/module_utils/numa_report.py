@@ -75,6 +75,14 @@ def node_drift(facts):
     return reasons
 
 
+CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes')
+MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks')
+
+
+def _pick(item, keys):
+    return dict((key, item.get(key)) for key in keys)
+
+
 def fleet_data(fleet, generated=None):
     """The report's data (also written as JSON): one row per node with what the table and drawings show."""
     rows = []
@@ -105,12 +113,8 @@ def fleet_data(fleet, generated=None):
             'threads_per_core': facts.get('threads_per_core'),
             'isolated_cpus': facts.get('isolated_cpus'), 'nohz_full_cpus': facts.get('nohz_full_cpus'),
             'numa_nodes': nodes,
-            'containers': [dict((k, item.get(k)) for k in ('namespace', 'pod', 'container', 'pod_uid', 'cpus',
-                                                          'cpu_count', 'numa_nodes'))
-                           for item in cpu_manager.get('exclusive') or []],
-            'memory_placements': [dict((k, item.get(k)) for k in ('namespace', 'pod', 'container', 'pod_uid',
-                                                                 'numa_nodes', 'blocks'))
-                                  for item in memory_manager.get('containers') or []],
+            'containers': [_pick(item, CONTAINER_KEYS) for item in cpu_manager.get('exclusive') or []],
+            'memory_placements': [_pick(item, MEMORY_KEYS) for item in memory_manager.get('containers') or []],
             'pci_devices': facts.get('pci_devices'),
             'drift': drift, 'drift_known': bool(facts) and (facts.get('kubelet') or {}).get('config') is not None,
             'last_run': entry.get('last_run'),

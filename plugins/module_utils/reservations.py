@@ -164,7 +164,7 @@ def derive_memory(total, facts, split='numa0'):
     """``reservedMemory`` items for a sum of ``total`` bytes, split over the NUMA nodes as ``split`` says."""
     if split not in MEMORY_SPLITS:
         raise ReservationError(['reserved_memory_split: %r is not one of %s' % (split, ', '.join(MEMORY_SPLITS))])
-    nodes = [node for node in (facts or {}).get('numa_nodes') or []]
+    nodes = list((facts or {}).get('numa_nodes') or [])
     if not nodes:
         raise ReservationError(['reserved_memory: auto needs the node\'s NUMA nodes, which are unknown (%s)'
                                 % _unknown_hint(facts or {}, '/sys/devices/system/node')])

@@ -110,7 +110,7 @@ options:
     description:
       - C(reservedMemory), replacing the whole list. Each item has C(numaNode) (a NUMA node number) and
         C(limits) (a dictionary of C(memory) or C(hugepages-<size>) to a non-zero quantity).
-      - V(auto) (the string) derives it from the kubelet's sum rule: C(kubeReserved.memory) +
+      - V(auto) (the string) derives it from the kubelet's sum rule, C(kubeReserved.memory) +
         C(systemReserved.memory) + the hard-eviction C(memory.available) of the planned configuration (a
         percentage is taken of the node's memory), put on the NUMA nodes as O(reserved_memory_split) says.
         The node's NUMA nodes and their memory are read with M(numaops.colocation.numa_facts); a share as large
@@ -120,7 +120,7 @@ options:
   reserved_system_cpus:
     description:
       - C(reservedSystemCPUs), a CPU list such as V(0-1) or V(0,32).
-      - V(auto) derives it from the node's topology (read with M(numaops.colocation.numa_facts)): O(reserved_cores)
+      - V(auto) derives it from the node's topology (read with M(numaops.colocation.numa_facts)) as O(reserved_cores)
         whole physical cores, each with all its SMT siblings, lowest cores first, placed as
         O(reserved_cores_placement) says. More cores than there are, or every core of the node, is refused naming
         both numbers; so is a node whose SMT siblings are not all known. The derived list is in RV(derived) and

@@ -6,7 +6,6 @@ node_files and numa_facts modules run in-process, numa_facts on a recorded sysfs
 from __future__ import annotations
 
 import copy
-import os
 import types
 
 import pytest
@@ -102,7 +101,6 @@ def test_auto_cpus_refused_when_larger_than_numa_node(run_action, tmp_path):
     assert 'reserved_cores=29 whole cores on NUMA node 0, which has 28 cores (28 CPUs: 0-27)' in result['msg']
     assert 'nothing was changed' in result['msg']
     assert open(path).read() == before
-    assert 'numaops.colocation.node_files' not in [c for c in result['_calls'][1:]]
 
 
 def test_auto_memory_sum_rule(run_action, tmp_path):
@@ -123,7 +121,7 @@ def test_auto_memory_refused_when_larger_than_numa_node(run_action, tmp_path):
     result = run_action(TX2, path=path, state_dir=state, memory_manager_policy='Static',
                         kube_reserved={'memory': '40Gi'}, system_reserved={'memory': '30Gi'}, reserved_memory='auto')
     assert result['failed']
-    assert 'puts 71780Mi (75266785280 bytes) on NUMA node 0, which has 64836Mi (67985473536 bytes' in result['msg'] and 'on NUMA node 0, which has' in result['msg']
+    assert 'puts 71780Mi (75266785280 bytes) on NUMA node 0, which has 64836Mi (67985473536 bytes' in result['msg']
 
 
 def test_bad_auto_options(run_action, tmp_path):
