@@ -10,8 +10,8 @@ import posixpath
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
-from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, reservations
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml, numa_auto
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction, make_diff
 
 SKELETON = 'apiVersion: %s\nkind: %s\n' % (kubelet.API_VERSION, kubelet.KIND)
@@ -23,7 +23,27 @@ def _refusal(path, errors):
             % (path, '\n- '.join(errors)))
 
 
+def kubelet_yaml_free(value):
+    if isinstance(value, list):
+        return ','.join('%s:%s' % (item['numaNode'], item['limits'].get('memory')) for item in value)
+    return value
+
+
 class ActionModule(NodeFilesAction):
+
+    def _derive_auto(self, auto, planned, args, task_vars, path):
+        facts_result = self._execute_module(
+            module_name='numaops.colocation.numa_facts',
+            module_args=dict(root=auto['topology_root']),
+            task_vars=task_vars)
+        if facts_result.get('failed'):
+            raise AnsibleActionFail('%s: could not read the NUMA topology (below %s) for the auto reservations, nothing '
+                                    'was changed: %s' % (path, auto['topology_root'], facts_result.get('msg')))
+        facts = facts_result['ansible_facts']['numaops_numa']
+        try:
+            return numa_auto.derive(auto, planned, facts)
+        except reservations.ReservationError as err:
+            raise AnsibleActionFail(_refusal(path, err.errors))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -36,6 +56,11 @@ class ActionModule(NodeFilesAction):
         empty = kubelet.empty_string_errors(self._task.args)
         if empty:
             raise AnsibleActionFail(_refusal(self._task.args.get('path') or kubelet.DEFAULT_PATH, empty))
+        # reserved_system_cpus/reserved_memory: auto are derived from the node's NUMA facts (numa_auto.py)
+        self._task.args, auto = numa_auto.take_auto(self._task.args)
+        if auto and numa_auto.check_request(auto):
+            raise AnsibleActionFail(_refusal(self._task.args.get('path') or kubelet.DEFAULT_PATH,
+                                             numa_auto.check_request(auto)))
         args = self.validate_args(kubelet.ARGUMENT_SPEC)
         path = args['path']
         state_dir = args['state_dir']
@@ -65,6 +90,10 @@ class ActionModule(NodeFilesAction):
         try:
             kubelet.check_document(current, path)
             new_config, changed_fields = kubelet.plan_values(current, wanted)
+            if auto:
+                derived_params, derived = self._derive_auto(auto, new_config, args, task_vars, path)
+                wanted.update(kubelet.requested_values(derived_params))
+                new_config, changed_fields = kubelet.plan_values(current, wanted)
             warnings = kubelet.validate(new_config, args['kubelet_version'])
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
@@ -99,6 +128,8 @@ class ActionModule(NodeFilesAction):
             state_files_removed=removed,
             config=kubelet.managed_view(new_config),
         )
+        if auto:
+            result['derived'] = derived
         backup = outcome.get('backup_files', {}).get(path)
         if backup:
             result['backup_file'] = backup
@@ -111,6 +142,9 @@ class ActionModule(NodeFilesAction):
         for item in removed:
             messages.append('%s %s: %s' % ('would remove' if self._play_context.check_mode else 'removed',
                                            item, reasons.get(item, '')))
+        if auto:
+            messages.append('derived from the NUMA topology: %s' % ', '.join(
+                '%s=%s' % (name, kubelet_yaml_free(item['value'])) for name, item in sorted(derived.items())))
         result['msg'] = '; '.join(messages) if messages else '%s: already as requested' % path
         if warnings:
             result['warnings'] = warnings

@@ -110,13 +110,50 @@ options:
     description:
       - C(reservedMemory), replacing the whole list. Each item has C(numaNode) (a NUMA node number) and
         C(limits) (a dictionary of C(memory) or C(hugepages-<size>) to a non-zero quantity).
+      - V(auto) (the string) derives it from the kubelet's sum rule, C(kubeReserved.memory) +
+        C(systemReserved.memory) + the hard-eviction C(memory.available) of the planned configuration (a
+        percentage is taken of the node's memory), put on the NUMA nodes as O(reserved_memory_split) says.
+        The node's NUMA nodes and their memory are read with M(numaops.colocation.numa_facts); a share as large
+        as its NUMA node's memory is refused naming both numbers. The derived list is in RV(derived).
     type: list
     elements: dict
   reserved_system_cpus:
     description:
       - C(reservedSystemCPUs), a CPU list such as V(0-1) or V(0,32).
+      - V(auto) derives it from the node's topology (read with M(numaops.colocation.numa_facts)) as O(reserved_cores)
+        whole physical cores, each with all its SMT siblings, lowest cores first, placed as
+        O(reserved_cores_placement) says. More cores than there are, or every core of the node, is refused naming
+        both numbers; so is a node whose SMT siblings are not all known. The derived list is in RV(derived) and
+        in the diff, in check mode too.
       - Cannot be combined with C(systemReservedCgroup) or C(kubeReservedCgroup) in the file.
     type: str
+  reserved_cores:
+    description: With O(reserved_system_cpus=auto), the number of whole physical cores to reserve.
+    type: int
+    default: 1
+  reserved_cores_placement:
+    description:
+      - With O(reserved_system_cpus=auto), where the cores are taken.
+      - V(numa0) takes the lowest O(reserved_cores) cores of NUMA node 0.
+      - V(spread) takes one core per NUMA node in node order (the lowest core of each), then the next one of
+        each, until O(reserved_cores) cores are taken; with as many cores as NUMA nodes, one per NUMA node.
+    type: str
+    choices: [numa0, spread]
+    default: numa0
+  reserved_memory_split:
+    description:
+      - With O(reserved_memory=auto), how the sum is put on the NUMA nodes.
+      - V(numa0) puts all of it on NUMA node 0; V(even) splits it equally over all NUMA nodes (in whole MiB when
+        the sum is a whole number of MiB; what does not divide goes to the lowest nodes).
+    type: str
+    choices: [numa0, even]
+    default: numa0
+  topology_root:
+    description:
+      - With an V(auto) value, the directory below which the node's C(sys/devices/system/{cpu,node}) are read
+        (the O(numaops.colocation.numa_facts#module:root) of M(numaops.colocation.numa_facts)). V(/) on a node.
+    type: path
+    default: /
   system_reserved:
     description:
       - C(systemReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);
@@ -248,6 +285,23 @@ msg:
   sample: >-
     /var/lib/kubelet/config.yaml: changed cpuManagerPolicy, reservedSystemCPUs; removed
     /var/lib/kubelet/cpu_manager_state: it records CPU manager policy "none" but the configuration now says "static"
+derived:
+  description:
+    - The values derived for O(reserved_system_cpus=auto) (C(value), C(placement) and the C(cores) taken, each
+      with C(numa_node), C(core_id), C(socket), C(cpus)) and O(reserved_memory=auto) (C(value), C(sum_bytes),
+      C(parts_bytes) of kubeReserved, systemReserved and evictionHard, C(split)).
+  returned: when an auto value was given
+  type: dict
+  sample:
+    reserved_system_cpus:
+      value: "0,64"
+      placement: numa0
+      cores: [{numa_node: 0, core_id: 0, socket: 0, cpus: "0,64"}]
+    reserved_memory:
+      value: [{numaNode: 0, limits: {memory: 1124Mi}}]
+      sum_bytes: 1178599424
+      parts_bytes: {kubeReserved: 524288000, systemReserved: 524288000, evictionHard: 104857600}
+      split: numa0
 diff:
   description: The file's diff and, for each removed checkpoint file, its removal (in diff mode).
   returned: diff mode
@@ -257,10 +311,11 @@ diff:
 
 from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import ARGUMENT_SPEC
+from ansible_collections.numaops.colocation.plugins.module_utils.reservations import AUTO_ARGUMENT_SPEC
 
 
 def main():
-    action_only_main('numaops.colocation.kubelet_config', ARGUMENT_SPEC)
+    action_only_main('numaops.colocation.kubelet_config', dict(ARGUMENT_SPEC, **AUTO_ARGUMENT_SPEC))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Filters rendering numa_facts results: the fleet HTML report, its JSON, and the node_exporter textfile."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_report
+
+
+def _entry(item):
+    """{name, facts, drift, error} from such an entry or from a host's variables (map('extract', hostvars))."""
+    if 'name' in item and 'inventory_hostname' not in item:
+        return dict(item)
+    facts = item.get('numaops_numa')
+    report = item.get('node_prep_report') or {}
+    error = item.get('numa_report_error')
+    if facts is None and not error:
+        error = 'no numa_facts result (the host failed or was unreachable)'
+    return {'name': item.get('inventory_hostname'), 'facts': facts, 'drift': report.get('drift'), 'error': error}
+
+
+def _fleet(value):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, Mapping) for item in value):
+        raise AnsibleFilterError('numa report: expected a list with one entry per node ({name, facts, drift, error}, '
+                                 'or the host variables: groups[...] | map("extract", hostvars)); got %s'
+                                 % type(value).__name__)
+    entries = [_entry(item) for item in value]
+    if not all(entry.get('name') for entry in entries):
+        raise AnsibleFilterError('numa report: every entry needs a name (or inventory_hostname)')
+    return entries
+
+
+def numa_report_html(value, generated=None, title='NUMA fleet report'):
+    return numa_report.render_html(_fleet(value), generated=generated, title=title)
+
+
+def numa_report_json(value, generated=None):
+    return numa_report.render_json(_fleet(value), generated=generated)
+
+
+def numa_textfile(value, drift=None, last_run=None):
+    if not isinstance(value, dict) or 'numa_nodes' not in value:
+        raise AnsibleFilterError('numa_textfile: expected the numaops_numa fact of numaops.colocation.numa_facts')
+    return numa_report.render_textfile(value, drift=drift, last_run=last_run)
+
+
+class FilterModule:
+    def filters(self):
+        return {'numa_report_html': numa_report_html, 'numa_report_json': numa_report_json,
+                'numa_textfile': numa_textfile}

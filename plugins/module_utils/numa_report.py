@@ -1,0 +1,497 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fleet NUMA report (one self-contained HTML file with inline SVG, and its JSON) and the node_exporter
+textfile, rendered from numa_facts results. Pure functions, standard library only, Python 3.8+.
+
+A fleet is ``[{'name': host, 'facts': <numaops_numa>, 'drift': bool or None, 'last_run': epoch or None}]``.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import format_cpuset, parse_cpuset
+
+REPORT_SCHEMA = 1
+COLOURS = {'reserved': '#e8590c', 'shared': '#dee2e6', 'unknown': '#ffffff'}
+# distinct hues for the containers with exclusive CPUs (repeat after 12, with the legend naming each)
+PALETTE = ('#1c7ed6', '#2f9e44', '#9c36b5', '#0c8599', '#c2255c', '#5c940d', '#3b5bdb', '#e67700',
+           '#087f5b', '#862e9c', '#1864ab', '#a61e4d')
+CELL = 12
+GAP = 2
+CORES_PER_ROW = 16
+
+
+def _esc(value):
+    text = '' if value is None else str(value)
+    return (text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
+            .replace('"', '&quot;').replace("'", '&#39;'))
+
+
+def _gib(value):
+    return '?' if value is None else '%.1f GiB' % (value / 1024.0 ** 3)
+
+
+def container_label(item):
+    if item.get('pod'):
+        return '%s/%s/%s' % (item.get('namespace'), item['pod'], item.get('container') or '(pod)')
+    return 'pod %s/%s' % (item.get('pod_uid'), item.get('container') or '(pod)')
+
+
+def _policies(facts):
+    config = ((facts.get('kubelet') or {}).get('config')) or {}
+    cpu = ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('policy')
+    mem = ((facts.get('kubelet') or {}).get('memory_manager') or {}).get('policy')
+    return {
+        'cpu_manager': config.get('cpuManagerPolicy') or ('none (default)' if config or cpu else None),
+        'topology_manager': config.get('topologyManagerPolicy') or ('none (default)' if config else None),
+        'memory_manager': config.get('memoryManagerPolicy') or ('None (default)' if config or mem else None),
+        'cpu_manager_state': cpu,
+        'memory_manager_state': mem,
+    }
+
+
+def node_drift(facts):
+    """Why the running kubelet differs from its configuration, as read on the node (empty: no drift seen).
+
+    The state files record the policy the kubelet last ran with; a configuration naming another one has not
+    been applied yet (the kubelet was not restarted, or refused to start)."""
+    reasons = []
+    kubelet = facts.get('kubelet') or {}
+    config = kubelet.get('config')
+    if config is None:
+        return reasons
+    cpu_state = (kubelet.get('cpu_manager') or {}).get('policy')
+    cpu_config = config.get('cpuManagerPolicy') or 'none'
+    if cpu_state is not None and cpu_state != cpu_config:
+        reasons.append('cpuManagerPolicy is %s in the configuration, %s in cpu_manager_state' % (cpu_config, cpu_state))
+    mem_state = (kubelet.get('memory_manager') or {}).get('policy')
+    mem_config = config.get('memoryManagerPolicy') or 'None'
+    if mem_state is not None and mem_state != mem_config:
+        reasons.append('memoryManagerPolicy is %s in the configuration, %s in memory_manager_state'
+                       % (mem_config, mem_state))
+    return reasons
+
+
+CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes')
+MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks')
+
+
+def _pick(item, keys):
+    return dict((key, item.get(key)) for key in keys)
+
+
+def fleet_data(fleet, generated=None):
+    """The report's data (also written as JSON): one row per node with what the table and drawings show."""
+    rows = []
+    for entry in sorted(fleet, key=lambda item: str(item.get('name'))):
+        facts = entry.get('facts') or {}
+        drift = node_drift(facts) if facts else []
+        if entry.get('drift'):
+            drift.append('node_prep would change this node')
+        nodes = []
+        for node in facts.get('numa_nodes') or []:
+            nodes.append({
+                'id': node['id'], 'cpus': node.get('cpus'), 'cpu_count': len(node.get('cpu_ids') or []),
+                'cores': len(node.get('cores') or []),
+                'reserved_cpus': node.get('reserved_cpus'), 'exclusive_cpus': node.get('exclusive_cpus'),
+                'free_exclusive_cpus': node.get('free_exclusive_cpus'),
+                'free_exclusive_cpu_count': (None if node.get('free_exclusive_cpus') is None
+                                             else node.get('free_exclusive_cpu_count')),
+                'memory_total_bytes': node.get('memory_total_bytes'), 'memory_free_bytes': node.get('memory_free_bytes'),
+                'hugepages': node.get('hugepages'), 'distances': node.get('distances'),
+            })
+        cpu_manager = (facts.get('kubelet') or {}).get('cpu_manager') or {}
+        memory_manager = (facts.get('kubelet') or {}).get('memory_manager') or {}
+        rows.append({
+            'name': entry.get('name'), 'error': entry.get('error'),
+            'policies': _policies(facts) if facts else {},
+            'reserved_cpus': (facts.get('kubelet') or {}).get('reserved_cpus'),
+            'cpu_count': facts.get('cpu_count'), 'core_count': facts.get('core_count'),
+            'threads_per_core': facts.get('threads_per_core'),
+            'isolated_cpus': facts.get('isolated_cpus'), 'nohz_full_cpus': facts.get('nohz_full_cpus'),
+            'numa_nodes': nodes,
+            'containers': [_pick(item, CONTAINER_KEYS) for item in cpu_manager.get('exclusive') or []],
+            'memory_placements': [_pick(item, MEMORY_KEYS) for item in memory_manager.get('containers') or []],
+            'pci_devices': facts.get('pci_devices'),
+            'drift': drift, 'drift_known': bool(facts) and (facts.get('kubelet') or {}).get('config') is not None,
+            'last_run': entry.get('last_run'),
+            'unknown': facts.get('unknown') or [],
+        })
+    return {'schema': REPORT_SCHEMA, 'generated': generated, 'nodes': rows}
+
+
+# ---------------------------------------------------------------------------------------------- HTML
+
+_CSS = '''
+body{font:13px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:16px;color:#212529}
+h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:24px 0 6px;border-bottom:1px solid #ced4da}
+.meta{color:#495057;margin-bottom:12px}
+table{border-collapse:collapse} th,td{padding:2px 8px;border-bottom:1px solid #e9ecef;text-align:left;vertical-align:top}
+table.fleet thead th{position:sticky;top:0;background:#f1f3f5;z-index:1}
+table.fleet tbody tr:nth-child(even){background:#f8f9fa}
+.wrap{max-height:70vh;overflow:auto;border:1px solid #dee2e6;display:inline-block}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+.drift{color:#c92a2a;font-weight:600} .ok{color:#2b8a3e}
+.legend span.sw{display:inline-block;width:12px;height:12px;border:1px solid #868e96;vertical-align:-2px;margin-right:4px}
+.legend{margin:4px 0 8px;display:flex;flex-wrap:wrap;gap:4px 14px}
+.unknown{color:#862e9c} .small{font-size:11px;color:#495057}
+table.dist td{text-align:center;min-width:28px}
+svg text{font-family:inherit}
+'''
+
+
+def _free_cell(node):
+    if node['free_exclusive_cpu_count'] is None:
+        return '<span class="small">N%d: -</span>' % node['id']
+    return ('<span data-field="free-exclusive" data-numa="%d" data-count="%d" title="%s">N%d: %d</span>'
+            % (node['id'], node['free_exclusive_cpu_count'], _esc(node['free_exclusive_cpus']), node['id'],
+               node['free_exclusive_cpu_count']))
+
+
+def _fleet_table(data):
+    out = ['<div class="wrap"><table class="fleet" id="fleet"><thead><tr><th>Node</th><th>CPU manager</th>'
+           '<th>Topology manager</th><th>Memory manager</th><th>Reserved CPUs</th><th class="num">CPUs</th>'
+           '<th>Free exclusive CPUs per NUMA node</th><th>Drift</th><th class="num">Unknown</th></tr></thead><tbody>']
+    for index, row in enumerate(data['nodes']):
+        pol = row['policies']
+        if row['error']:
+            drift = '<span class="drift">not read: %s</span>' % _esc(row['error'])
+        elif row['drift']:
+            drift = '<span class="drift" title="%s">drift (%d)</span>' % (_esc('; '.join(row['drift'])), len(row['drift']))
+        elif row['drift_known']:
+            drift = '<span class="ok">none</span>'
+        else:
+            drift = '<span class="small">unknown</span>'
+        out.append(
+            '<tr data-node="%s"><td><a href="#node-%d">%s</a></td><td data-field="cpu-policy">%s</td><td>%s</td>'
+            '<td data-field="memory-policy">%s</td><td data-field="reserved-cpus">%s</td>'
+            '<td class="num" data-field="cpus">%s</td><td>%s</td><td data-field="drift">%s</td>'
+            '<td class="num">%d</td></tr>'
+            % (_esc(row['name']), index, _esc(row['name']), _esc(pol.get('cpu_manager')),
+               _esc(pol.get('topology_manager')), _esc(pol.get('memory_manager')), _esc(row['reserved_cpus'] or '-'),
+               _esc(row['cpu_count']), ' '.join(_free_cell(node) for node in row['numa_nodes']), drift,
+               len(row['unknown'])))
+    out.append('</tbody></table></div>')
+    return ''.join(out)
+
+
+def _cpu_roles(facts, colours):
+    """{cpu: (role, container label or None, colour)}."""
+    roles = {}
+    reserved = set()
+    kubelet = facts.get('kubelet') or {}
+    if kubelet.get('reserved_cpus'):
+        reserved = set(parse_cpuset(kubelet['reserved_cpus']))
+    for item in (kubelet.get('cpu_manager') or {}).get('exclusive') or []:
+        label = container_label(item)
+        for cpu in item.get('cpu_ids') or []:
+            roles[cpu] = ('exclusive', label, colours[label])
+    for node in facts.get('numa_nodes') or []:
+        for cpu in node.get('cpu_ids') or []:
+            if cpu in roles:
+                continue
+            if cpu in reserved:
+                roles[cpu] = ('reserved', None, COLOURS['reserved'])
+            elif kubelet.get('cpu_manager') is not None:
+                roles[cpu] = ('shared', None, COLOURS['shared'])
+            else:
+                roles[cpu] = ('unknown', None, COLOURS['unknown'])
+    return roles
+
+
+def _node_box(node, roles, isolated, x, y, width):
+    """SVG for one NUMA node box at (x, y); returns (svg, height)."""
+    parts = []
+    cores = node.get('cores') or []
+    in_core = set(cpu for core in cores for cpu in core['cpus'])
+    groups = [core['cpus'] for core in cores] + [[cpu] for cpu in node.get('cpu_ids') or [] if cpu not in in_core]
+    threads = max([len(group) for group in groups] or [1])
+    core_w = threads * CELL + (threads - 1) + 4
+    per_row = max(1, min(CORES_PER_ROW, (width - 16) // (core_w + GAP)))
+    rows = (len(groups) + per_row - 1) // per_row
+    grid_h = rows * (CELL + 4 + GAP)
+    text_lines = 5
+    height = 28 + grid_h + 18 + text_lines * 15
+    parts.append('<g class="numa-node" data-numa="%d"><rect x="%d" y="%d" width="%d" height="%d" rx="6" '
+                 'fill="#f8f9fa" stroke="#495057"/>' % (node['id'], x, y, width, height))
+    parts.append('<text x="%d" y="%d" font-size="13" font-weight="600">NUMA node %d</text>'
+                 % (x + 8, y + 17, node['id']))
+    parts.append('<text x="%d" y="%d" font-size="11" text-anchor="end" fill="#495057">%d cores, %d CPUs%s</text>'
+                 % (x + width - 8, y + 17, len(cores), len(node.get('cpu_ids') or []),
+                    '' if node.get('cores_complete') else ' (topology incomplete)'))
+    for index, group in enumerate(groups):
+        gx = x + 8 + (index % per_row) * (core_w + GAP)
+        gy = y + 26 + (index // per_row) * (CELL + 4 + GAP)
+        partial = len(group) == 1 and group[0] not in in_core
+        parts.append('<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="none" stroke="%s"%s/>'
+                     % (gx, gy, len(group) * CELL + (len(group) - 1) + 4, CELL + 4,
+                        '#adb5bd', ' stroke-dasharray="2 2"' if partial else ''))
+        for pos, cpu in enumerate(group):
+            role, label, colour = roles.get(cpu, ('unknown', None, COLOURS['unknown']))
+            title = 'CPU %d: %s%s%s' % (cpu, role, (' by ' + label) if label else '',
+                                        ' (isolated)' if cpu in isolated else '')
+            parts.append('<rect class="cpu" data-cpu="%d" data-role="%s"%s x="%d" y="%d" width="%d" height="%d" '
+                         'fill="%s" stroke="%s"><title>%s</title></rect>'
+                         % (cpu, role, (' data-container="%s"' % _esc(label)) if label else '',
+                            gx + 2 + pos * (CELL + 1), gy + 2, CELL, CELL, colour,
+                            '#212529' if cpu in isolated else '#868e96', _esc(title)))
+    ty = y + 26 + grid_h + 14
+    total, free = node.get('memory_total_bytes'), node.get('memory_free_bytes')
+    bar_w = width - 16
+    parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#e9ecef" stroke="#adb5bd"/>' % (x + 8, ty - 8, bar_w))
+    if total and free is not None:
+        parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#74c0fc"/>'
+                     % (x + 8, ty - 8, int(bar_w * (total - free) / float(total))))
+    parts.append('<text x="%d" y="%d" font-size="11" data-field="memory" data-numa="%d" data-total="%s" data-free="%s">'
+                 'memory %s total, %s free</text>'
+                 % (x + 8, ty + 12, node['id'], _esc(total), _esc(free), _gib(total), _gib(free)))
+    huge = node.get('hugepages')
+    if huge is None:
+        huge_text = 'huge pages: unknown'
+    else:
+        huge_text = 'huge pages: ' + (', '.join('%s %s/%s free' % (size, info.get('free'), info.get('total'))
+                                                for size, info in sorted(huge.items(),
+                                                                         key=lambda kv: kv[1]['page_bytes'])
+                                                if info.get('total')) or 'none')
+    parts.append('<text x="%d" y="%d" font-size="11" data-field="hugepages" data-numa="%d">%s</text>'
+                 % (x + 8, ty + 27, node['id'], _esc(huge_text)))
+    free_cpus = node.get('free_exclusive_cpus')
+    parts.append('<text x="%d" y="%d" font-size="11">reserved %s · exclusive %s</text>'
+                 % (x + 8, ty + 42, _esc(node.get('reserved_cpus') or '-'), _esc(node.get('exclusive_cpus') or '-')))
+    parts.append('<text x="%d" y="%d" font-size="11" data-field="free-exclusive-cpus" data-numa="%d">free for '
+                 'exclusive: %s</text>'
+                 % (x + 8, ty + 57, node['id'], _esc('- (no static CPU manager policy)' if free_cpus is None else
+                                                     ('%s (%d)' % (free_cpus, len(parse_cpuset(free_cpus)))
+                                                      if free_cpus else 'none'))))
+    dist = node.get('distances')
+    parts.append('<text x="%d" y="%d" font-size="11">distances %s</text>'
+                 % (x + 8, ty + 72, _esc(' '.join(str(d) for d in dist) if dist else 'unknown')))
+    parts.append('</g>')
+    return ''.join(parts), height
+
+
+def _drawing(facts, colours):
+    nodes = facts.get('numa_nodes') or []
+    if not nodes:
+        return '<p class="unknown">No NUMA nodes known.</p>'
+    roles = _cpu_roles(facts, colours)
+    isolated = set()
+    if facts.get('isolated_cpus'):
+        isolated = set(parse_cpuset(facts['isolated_cpus']))
+    threads = max([len(core['cpus']) for n in nodes for core in n.get('cores') or []] or [1])
+    core_w = threads * CELL + (threads - 1) + 4
+    width = 16 + min(CORES_PER_ROW, max(max(len(n.get('cores') or n.get('cpu_ids') or [1]) for n in nodes), 8)) \
+        * (core_w + GAP)
+    width = max(width, 380)
+    # as many boxes side by side as fit a 1300 px wide page, 4 at most; the SVG scales down below that
+    columns = max(1, min(len(nodes), 4, 1300 // (width + 10)))
+    while columns > 1 and len(nodes) % columns:   # full rows: 8 nodes as 4x2 or 2x4, not 3+3+2
+        columns -= 1
+    svg = []
+    y = 0
+    row_h = 0
+    for index, node in enumerate(nodes):
+        col = index % columns
+        if col == 0 and index:
+            y += row_h + 10
+            row_h = 0
+        box, height = _node_box(node, roles, isolated, col * (width + 10), y, width)
+        row_h = max(row_h, height)
+        svg.append(box)
+    total_w = columns * (width + 10)
+    total_h = y + row_h + 2
+    return ('<svg xmlns="http://www.w3.org/2000/svg" class="topology" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'style="max-width:100%%;height:auto" role="img">%s</svg>' % (total_w, total_h, total_w, total_h, ''.join(svg)))
+
+
+def _distance_table(facts):
+    ids = facts.get('numa_node_ids') or []
+    rows = facts.get('distances') or []
+    if not ids or any(row is None for row in rows):
+        return '<p class="small">Distances: unknown</p>'
+    out = ['<table class="dist"><tr><th></th>%s</tr>' % ''.join('<th>N%d</th>' % i for i in ids)]
+    low = min(min(row) for row in rows)
+    high = max(max(row) for row in rows)
+    for node_id, row in zip(ids, rows):
+        cells = []
+        for value in row:
+            shade = 0 if high == low else int(200 * (value - low) / float(high - low))
+            cells.append('<td style="background:rgb(255,%d,%d)">%d</td>' % (255 - shade // 2, 255 - shade, value))
+        out.append('<tr><th>N%d</th>%s</tr>' % (node_id, ''.join(cells)))
+    out.append('</table>')
+    return ''.join(out)
+
+
+def _node_section(index, row, facts):
+    colours = {}
+    for item in ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('exclusive') or []:
+        label = container_label(item)
+        colours.setdefault(label, PALETTE[len(colours) % len(PALETTE)])
+    out = ['<section class="node" id="node-%d" data-node="%s"><h2>%s</h2>' % (index, _esc(row['name']), _esc(row['name']))]
+    if row['error']:
+        out.append('<p class="drift">Not read: %s</p></section>' % _esc(row['error']))
+        return ''.join(out)
+    pol = row['policies']
+    out.append('<div class="meta">%s CPUs, %s cores, %s threads per core · CPU manager %s · topology manager %s · '
+               'memory manager %s · reserved CPUs %s · isolated %s · nohz_full %s · cgroup v%s (%s)</div>'
+               % (_esc(row['cpu_count']), _esc(row['core_count']), _esc(row['threads_per_core'] or '?'),
+                  _esc(pol.get('cpu_manager')), _esc(pol.get('topology_manager')), _esc(pol.get('memory_manager')),
+                  _esc(row['reserved_cpus'] or '-'), _esc(row['isolated_cpus'] or '-'),
+                  _esc(row['nohz_full_cpus'] if row['nohz_full_cpus'] is not None else 'unknown'),
+                  _esc((facts.get('cgroup') or {}).get('version') or '?'), _esc((facts.get('cgroup') or {}).get('driver') or '?')))
+    legend = ['<span><span class="sw" style="background:%s"></span>reserved</span>' % COLOURS['reserved'],
+              '<span><span class="sw" style="background:%s"></span>shared</span>' % COLOURS['shared'],
+              '<span><span class="sw" style="background:#fff"></span>unknown</span>',
+              '<span><span class="sw" style="background:#fff;border:2px solid #212529"></span>isolated</span>']
+    for item in row['containers']:
+        label = container_label(item)
+        legend.append('<span data-field="container" data-container="%s" data-cpus="%s"><span class="sw" '
+                      'style="background:%s"></span>%s: CPUs %s (NUMA %s)</span>'
+                      % (_esc(label), _esc(item['cpus']), colours.get(label, '#000'), _esc(label), _esc(item['cpus']),
+                         _esc(','.join(str(n) for n in item['numa_nodes'] or [])) or '?'))
+    out.append('<div class="legend">%s</div>' % ''.join(legend))
+    out.append(_drawing(facts, colours))
+    out.append('<div style="display:flex;gap:24px;flex-wrap:wrap;margin-top:8px"><div><b>Distances</b>%s</div>'
+               % _distance_table(facts))
+    if row['memory_placements']:
+        out.append('<div><b>Memory manager placement</b><table>')
+        for item in row['memory_placements']:
+            blocks = ', '.join('%s %s on NUMA %s' % (b.get('resource'), _gib(b.get('bytes')),
+                                                     ','.join(str(n) for n in b.get('numa_nodes') or []))
+                               for b in item.get('blocks') or [])
+            out.append('<tr><td>%s</td><td>%s</td></tr>' % (_esc(container_label(item)), _esc(blocks)))
+        out.append('</table></div>')
+    devices = row['pci_devices'] or []
+    if devices:
+        out.append('<div><b>PCI devices</b><table>')
+        for dev in devices:
+            out.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>NUMA %s</td></tr>'
+                       % (_esc(dev['address']), _esc(dev['kind']), _esc(' '.join(dev.get('names') or [])),
+                          _esc('unknown' if dev.get('numa_node') is None else dev['numa_node'])))
+        out.append('</table></div>')
+    out.append('</div>')
+    if row['drift']:
+        out.append('<p class="drift">Drift: %s</p>' % _esc('; '.join(row['drift'])))
+    if row['unknown']:
+        out.append('<details><summary class="unknown">%d unknown entries</summary><ul>%s</ul></details>'
+                   % (len(row['unknown']), ''.join('<li>%s: %s</li>' % (_esc(u['path']), _esc(u['reason']))
+                                                   for u in row['unknown'])))
+    out.append('</section>')
+    return ''.join(out)
+
+
+def render_html(fleet, generated=None, title='NUMA fleet report'):
+    """One self-contained HTML document (inline CSS and SVG, no script, no external asset)."""
+    data = fleet_data(fleet, generated)
+    facts_by_name = dict((entry.get('name'), entry.get('facts') or {}) for entry in fleet)
+    drifting = sum(1 for row in data['nodes'] if row['drift'])
+    body = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>%s</title><style>%s</style></head><body>'
+            % (_esc(title), _CSS),
+            '<h1>%s</h1><div class="meta">%d nodes · %d with drift · generated %s by numaops.colocation</div>'
+            % (_esc(title), len(data['nodes']), drifting, _esc(generated or '')),
+            _fleet_table(data)]
+    for index, row in enumerate(data['nodes']):
+        body.append(_node_section(index, row, facts_by_name.get(row['name'], {})))
+    payload = (json.dumps(data, sort_keys=True).replace('&', '\\u0026').replace('<', '\\u003c')
+               .replace('>', '\\u003e'))
+    body.append('<script type="application/json" id="numa-data">%s</script></body></html>\n' % payload)
+    return ''.join(body)
+
+
+def render_json(fleet, generated=None):
+    return json.dumps(fleet_data(fleet, generated), indent=1, sort_keys=True) + '\n'
+
+
+# ---------------------------------------------------------------------------------------------- textfile
+
+_METRICS = (
+    ('numaops_numa_node_cpus', 'Online CPUs of the NUMA node.'),
+    ('numaops_numa_node_cores', 'Physical cores of the NUMA node whose topology is known.'),
+    ('numaops_numa_node_memory_total_bytes', 'MemTotal of the NUMA node.'),
+    ('numaops_numa_node_memory_free_bytes', 'MemFree of the NUMA node.'),
+    ('numaops_numa_node_hugepages_pages', 'Huge pages of the size on the NUMA node.'),
+    ('numaops_numa_node_hugepages_free_pages', 'Free huge pages of the size on the NUMA node.'),
+    ('numaops_numa_node_reserved_cpus', 'CPUs of the NUMA node in the kubelet reservedSystemCPUs.'),
+    ('numaops_numa_node_exclusive_cpus', 'CPUs of the NUMA node given exclusively to containers.'),
+    ('numaops_numa_node_free_exclusive_cpus', 'CPUs of the NUMA node still free for exclusive allocation.'),
+    ('numaops_container_exclusive_cpus', 'Exclusive CPUs of the container on the NUMA node.'),
+    ('numaops_container_numa_memory_bytes', 'Memory the kubelet memory manager pinned for the container.'),
+    ('numaops_kubelet_policy_info', 'The kubelet policies in the configuration and the state files.'),
+    ('numaops_numa_facts_unknown_entries', 'Files numa_facts could not read or parse.'),
+    ('numaops_numa_drift', 'Whether the node drifts from what is wanted (1) or not (0).'),
+    ('numaops_node_prep_last_run_timestamp_seconds', 'When node_prep last ran on the node (Unix time).'),
+)
+
+
+def _label_value(value):
+    return str(value).replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+
+
+def _labels(pairs):
+    return '{%s}' % ','.join('%s="%s"' % (k, _label_value(v)) for k, v in pairs) if pairs else ''
+
+
+def render_textfile(facts, drift=None, last_run=None):
+    """The node_exporter textfile-collector text for one node's numa_facts (unknown values are left out)."""
+    series = dict((name, []) for name, _help in _METRICS)
+    for node in facts.get('numa_nodes') or []:
+        numa = [('numa_node', node['id'])]
+        if node.get('cpu_ids') is not None:
+            series['numaops_numa_node_cpus'].append((numa, len(node['cpu_ids'])))
+        if node.get('cores_complete'):
+            series['numaops_numa_node_cores'].append((numa, len(node['cores'])))
+        for key, metric in (('memory_total_bytes', 'numaops_numa_node_memory_total_bytes'),
+                            ('memory_free_bytes', 'numaops_numa_node_memory_free_bytes')):
+            if node.get(key) is not None:
+                series[metric].append((numa, node[key]))
+        for size, info in sorted((node.get('hugepages') or {}).items(), key=lambda kv: kv[1]['page_bytes']):
+            for key, metric in (('total', 'numaops_numa_node_hugepages_pages'), ('free', 'numaops_numa_node_hugepages_free_pages')):
+                if info.get(key) is not None:
+                    series[metric].append((numa + [('size', size)], info[key]))
+        for key, metric in (('reserved_cpus', 'numaops_numa_node_reserved_cpus'),
+                            ('exclusive_cpus', 'numaops_numa_node_exclusive_cpus'),
+                            ('free_exclusive_cpus', 'numaops_numa_node_free_exclusive_cpus')):
+            if node.get(key) is not None:
+                series[metric].append((numa, len(parse_cpuset(node[key]))))
+    cpu_node = dict((cpu, node['id']) for node in facts.get('numa_nodes') or [] for cpu in node.get('cpu_ids') or [])
+    kubelet = facts.get('kubelet') or {}
+    for item in (kubelet.get('cpu_manager') or {}).get('exclusive') or []:
+        per_node = {}
+        for cpu in item.get('cpu_ids') or []:
+            per_node.setdefault(cpu_node.get(cpu, 'unknown'), []).append(cpu)
+        for node_id, cpus in sorted(per_node.items(), key=lambda kv: str(kv[0])):
+            series['numaops_container_exclusive_cpus'].append((
+                [('namespace', item.get('namespace') or ''), ('pod', item.get('pod') or ''),
+                 ('container', item.get('container') or ''), ('pod_uid', item.get('pod_uid') or ''),
+                 ('numa_node', node_id), ('cpus', format_cpuset(cpus))], len(cpus)))
+    for item in (kubelet.get('memory_manager') or {}).get('containers') or []:
+        for block in item.get('blocks') or []:
+            if block.get('bytes') is None:
+                continue
+            series['numaops_container_numa_memory_bytes'].append((
+                [('namespace', item.get('namespace') or ''), ('pod', item.get('pod') or ''),
+                 ('container', item.get('container') or ''), ('pod_uid', item.get('pod_uid') or ''),
+                 ('numa_node', ','.join(str(n) for n in block.get('numa_nodes') or [])),
+                 ('resource', block.get('resource') or '')], block['bytes']))
+    policies = _policies(facts)
+    series['numaops_kubelet_policy_info'].append((
+        [(key, policies.get(key) or 'unknown') for key in
+         ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')]
+        + [('cgroup_version', (facts.get('cgroup') or {}).get('version') or 'unknown')], 1))
+    series['numaops_numa_facts_unknown_entries'].append(([], len(facts.get('unknown') or [])))
+    drifting = bool(node_drift(facts)) or bool(drift)
+    series['numaops_numa_drift'].append(([], 1 if drifting else 0))
+    if last_run is not None:
+        series['numaops_node_prep_last_run_timestamp_seconds'].append(([], last_run))
+    lines = []
+    for name, help_text in _METRICS:
+        if not series[name]:
+            continue
+        lines.append('# HELP %s %s' % (name, help_text))
+        lines.append('# TYPE %s gauge' % name)
+        for labels, value in series[name]:
+            lines.append('%s%s %s' % (name, _labels(labels), value if isinstance(value, int) else repr(float(value))))
+    return '\n'.join(lines) + '\n'

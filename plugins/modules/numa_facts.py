@@ -1,0 +1,238 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: numa_facts
+short_description: A node's NUMA topology and the kubelet's CPU and memory placement on it, as facts
+version_added: 0.2.0
+description:
+  - Reads the node's NUMA topology from sysfs and the kubelet's placement from its state files, and returns
+    it as the fact C(numaops_numa). Reads only; changes nothing; the same in check mode.
+  - Per NUMA node, its CPUs, its physical cores with their SMT siblings, sockets, memory total and free
+    (C(node<N>/meminfo)), huge pages per size (total and free), its row of the distance matrix, and the
+    kubelet's reserved, exclusive and still free exclusive CPUs on it.
+  - The node's isolated CPUs (C(/sys/devices/system/cpu/isolated)) and C(nohz_full) CPUs, and both as given
+    on the kernel command line; network, GPU and NVMe PCI devices with their NUMA node; the cgroup version and
+    the kubelet's cgroup driver.
+  - From C(cpu_manager_state) the CPU manager policy, the default (shared) CPU set and each container's exclusive
+    CPUs with their NUMA nodes; from C(memory_manager_state) the memory manager's per-NUMA-node machine state and
+    each container's memory blocks with their NUMA nodes. Checkpoint formats of kubelet 1.23 to 1.37 (with and
+    without the C(data) field) are read.
+  - With O(pods) (the node's pods from the API), placements carry the namespace and pod name as well as the
+    pod UID. A UID not among O(pods) keeps namespace and pod V(null) (a pod deleted since, or a static pod
+    whose mirror pod was not given).
+  - A file that is missing, unreadable or does not parse is listed in C(unknown) with its path and why; its
+    value is V(null). Nothing is guessed.
+  - Standard library only on the node; one module call.
+author:
+  - numaops.colocation developers (@numaops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
+attributes:
+  check_mode:
+    support: full
+    details: Reads only, so check mode returns the same facts.
+  diff_mode:
+    support: none
+  facts:
+    support: full
+  platform:
+    platforms: posix
+options:
+  root:
+    description:
+      - Directory the node's filesystem is read from (C(sys/...), C(proc/cmdline), the kubelet files below it).
+        V(/) on a node; a copied or recorded tree otherwise.
+    type: path
+    default: /
+  kubelet_config:
+    description:
+      - The kubelet configuration file, below O(root). Its top-level plain scalars C(cpuManagerPolicy),
+        C(memoryManagerPolicy), C(topologyManagerPolicy), C(topologyManagerScope), C(reservedSystemCPUs) and
+        C(cgroupDriver) are read (no YAML library is needed on the node).
+      - kubespray keeps it at C(/etc/kubernetes/kubelet-config.yaml).
+    type: path
+    default: /var/lib/kubelet/config.yaml
+  state_dir:
+    description: The kubelet's state directory (holding C(cpu_manager_state) and C(memory_manager_state)), below O(root).
+    type: path
+    default: /var/lib/kubelet
+  pods:
+    description:
+      - The node's pods as API objects (C(metadata.namespace), C(metadata.name), C(metadata.uid) and the
+        C(kubernetes.io/config.mirror) annotation are used), for example the C(resources) of
+        C(kubernetes.core.k8s_info) with C(field_selectors=spec.nodeName=<node>).
+    type: list
+    elements: dict
+    default: []
+notes:
+  - Free exclusive CPUs of a NUMA node are, under the static CPU manager policy, the CPUs of its default set that
+    are not in C(reservedSystemCPUs); without the static policy no CPU is exclusive and the value is V(null).
+  - A PCI device whose C(numa_node) is V(-1) (the firmware gives no locality) has C(numa_node) V(null).
+seealso:
+  - module: numaops.colocation.kubelet_config
+  - name: NUMA topology and placement (docs/numa.md)
+    description: The facts, the fleet report and the Prometheus textfile.
+    link: https://github.com/numaops/colocation/blob/main/docs/numa.md
+'''
+
+EXAMPLES = r'''
+- name: Read the NUMA topology and the kubelet's placement
+  numaops.colocation.numa_facts:
+
+- name: Name the placements after the pods
+  kubernetes.core.k8s_info:
+    kind: Pod
+    field_selectors: ["spec.nodeName={{ inventory_hostname }}"]
+  delegate_to: localhost
+  register: node_pods
+
+- name: NUMA facts with pod names
+  numaops.colocation.numa_facts:
+    pods: "{{ node_pods.resources }}"
+
+- name: Exclusive CPUs per container
+  ansible.builtin.debug:
+    msg: "{{ item.namespace }}/{{ item.pod }}/{{ item.container }}: CPUs {{ item.cpus }} on NUMA {{ item.numa_nodes }}"
+  loop: "{{ numaops_numa.kubelet.cpu_manager.exclusive | default([], true) }}"
+'''
+
+RETURN = r'''
+ansible_facts:
+  description: Facts set.
+  returned: always
+  type: dict
+  contains:
+    numaops_numa:
+      description: The node's NUMA topology and placement.
+      returned: always
+      type: dict
+      contains:
+        schema:
+          description: Version of this structure.
+          type: int
+          sample: 1
+        root:
+          description: O(root).
+          type: str
+        online_cpus:
+          description: Online CPUs (C(/sys/devices/system/cpu/online)); V(null) when unknown.
+          type: str
+          sample: 0-127
+        cpu_count:
+          description: Number of online CPUs.
+          type: int
+          sample: 128
+        core_count:
+          description: Physical cores whose topology is known.
+          type: int
+          sample: 64
+        threads_per_core:
+          description: CPUs per core (2 with SMT); a list when cores differ; V(null) when unknown.
+          type: raw
+          sample: 2
+        numa_node_ids:
+          description: NUMA node numbers.
+          type: list
+          elements: int
+          sample: [0, 1]
+        numa_nodes:
+          description: One entry per NUMA node.
+          type: list
+          elements: dict
+          contains:
+            id: {description: NUMA node number., type: int}
+            cpus: {description: Its CPUs as a CPU list., type: str, sample: "0-31,64-95"}
+            cpu_ids: {description: Its CPUs., type: list, elements: int}
+            cores:
+              description: Its physical cores, lowest CPU first, each with C(core_id), C(socket) and C(cpus) (the SMT siblings).
+              type: list
+              elements: dict
+            cores_complete: {description: Whether the core of every CPU of the node is known., type: bool}
+            sockets: {description: Sockets its cores are on., type: list, elements: int}
+            memory_total_bytes: {description: MemTotal of C(node<N>/meminfo) in bytes., type: int}
+            memory_free_bytes: {description: MemFree of C(node<N>/meminfo) in bytes., type: int}
+            hugepages:
+              description: Per size (V(2Mi), V(1Gi), ...) C(total) and C(free) pages, C(page_bytes), C(total_bytes), C(free_bytes).
+              type: dict
+            distances: {description: Its row of the distance matrix (C(node<N>/distance))., type: list, elements: int}
+            reserved_cpus: {description: Its CPUs in C(reservedSystemCPUs)., type: str}
+            exclusive_cpus: {description: Its CPUs given exclusively to containers., type: str}
+            free_exclusive_cpus: {description: Its CPUs still free for exclusive allocation (static policy only)., type: str}
+            free_exclusive_cpu_count: {description: Their number., type: int}
+        sockets:
+          description: Sockets with their CPUs and NUMA nodes.
+          type: list
+          elements: dict
+        distances:
+          description: The distance matrix, one row per NUMA node in C(numa_node_ids) order.
+          type: list
+          elements: list
+        isolated_cpus:
+          description: C(/sys/devices/system/cpu/isolated).
+          type: str
+        nohz_full_cpus:
+          description: C(/sys/devices/system/cpu/nohz_full); V(null) when the kernel has no such file.
+          type: str
+        cmdline:
+          description: C(isolcpus) and C(nohz_full) CPU lists of C(/proc/cmdline) (flags of isolcpus dropped).
+          type: dict
+        pci_devices:
+          description: Network (C(kind=network)), display (C(gpu)) and NVMe (C(nvme)) PCI devices with C(address),
+            C(class), C(vendor), C(device), C(numa_node) and C(names) (interfaces, nvme controllers, DRM nodes).
+          type: list
+          elements: dict
+        cgroup:
+          description: C(version) (1 or 2), C(driver) (the kubelet's cgroupDriver) and C(driver_source).
+          type: dict
+        kubelet:
+          description:
+            - C(config_path), C(config) (the scalars read), C(reserved_cpus).
+            - C(cpu_manager) with C(policy), C(default_cpus) and C(exclusive) (each with C(pod_uid), C(namespace),
+              C(pod), C(container), C(cpus), C(cpu_count), C(numa_nodes)).
+            - C(memory_manager) with C(policy), C(machine_state) (per NUMA node and resource C(total),
+              C(systemReserved), C(allocatable), C(reserved), C(free) bytes) and C(containers) (each with
+              C(pod_uid), C(namespace), C(pod), C(container), C(numa_nodes) and C(blocks) of C(resource), C(bytes),
+              C(numa_nodes)).
+          type: dict
+        unknown:
+          description: What could not be read, each with C(path) and C(reason).
+          type: list
+          elements: dict
+          sample: [{path: /sys/devices/system/cpu/nohz_full, reason: "missing: the kernel has no CONFIG_NO_HZ_FULL"}]
+'''
+
+import posixpath
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.numaops.colocation.plugins.module_utils import numa
+
+ARGUMENT_SPEC = dict(
+    root=dict(type='path', default='/'),
+    kubelet_config=dict(type='path', default='/' + numa.DEFAULT_KUBELET_CONFIG),
+    state_dir=dict(type='path', default='/' + numa.DEFAULT_STATE_DIR),
+    pods=dict(type='list', elements='dict', default=[]),
+)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    for name in ('kubelet_config', 'state_dir'):
+        if not posixpath.isabs(params[name]):
+            module.fail_json(msg='numa_facts: %s=%s must be an absolute path (it is read below root=%s)'
+                             % (name, params[name], params['root']))
+    facts = numa.collect(params['root'], params['kubelet_config'], params['state_dir'], params['pods'])
+    module.exit_json(changed=False, ansible_facts={numa.FACTS_KEY: facts})
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,139 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fleet report renderer and the node_exporter textfile, as pure functions."""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_report
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
+
+
+class Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+        self.script = None
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        self._in_script = tag == 'script'
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.script = (self.script or '') + data
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+
+def parse(html):
+    collector = Collect()
+    collector.feed(html)
+    return collector
+
+
+def test_html_is_self_contained_and_carries_the_numbers():
+    html = numa_report.render_html(fleet(), generated='2026-12-01T12:00:00Z')
+    doc = parse(html)
+    # no external assets: no src/href to another document, no stylesheet links, and the only script is data
+    for tag, attrs in doc.tags:
+        assert tag not in ('link', 'img', 'iframe', 'object')
+        assert not attrs.get('src')
+        if attrs.get('href'):
+            assert attrs['href'].startswith('#')
+        if tag == 'script':
+            assert attrs.get('type') == 'application/json'
+    assert 'http://' not in html.replace('http://www.w3.org/2000/svg', '') and 'https://' not in html
+    data = json.loads(doc.script)
+    assert [row['name'] for row in data['nodes']] == ['down-1', 'epyc-1', 'sandbox-1', 'tx2-1', 'xeon-1']
+    free = [(a['data-numa'], a['data-count']) for t, a in doc.tags if a.get('data-field') == 'free-exclusive']
+    xeon = facts_of('xeon8358-2s')
+    assert ('0', str(xeon['numa_nodes'][0]['free_exclusive_cpu_count'])) in free
+    cpus = [a for t, a in doc.tags if a.get('class') == 'cpu']
+    # every CPU of every node that was read is drawn once: 192 + 16 + 56 + 128
+    assert len(cpus) == 192 + 16 + 56 + 128
+    dpdk = [a['data-cpu'] for a in cpus if a.get('data-container') == 'telco/dpdk-fwd-0/dpdk']
+    assert sorted(int(c) for c in dpdk) == [1, 2, 3, 4, 65, 66, 67, 68]
+    assert sorted(int(a['data-cpu']) for a in cpus if a['data-role'] == 'reserved') == \
+        sorted([0, 64] + [0, 28] + [0, 1, 96, 97])
+    assert 'not read: unreachable' in html
+    assert 'drift (1)' in html     # sandbox-1: node_prep would change it
+
+
+def test_8_numa_nodes_drawn_in_full_rows():
+    facts = facts_of('synthetic-8numa')
+    html = numa_report.render_html([{'name': 'epyc-1', 'facts': facts}])
+    boxes = re.findall(r'<g class="numa-node" data-numa="(\d+)"><rect x="(\d+)" y="(\d+)"', html)
+    assert [int(b[0]) for b in boxes] == list(range(8))
+    columns = len(set(b[1] for b in boxes))
+    rows = len(set(b[2] for b in boxes))
+    assert columns * rows == 8 and columns in (2, 4)
+    assert 'N7' in html
+
+
+def test_200_node_table():
+    entries = fleet(extra_nodes=220)
+    html = numa_report.render_html(entries)
+    assert html.count('<tr data-node=') == len(entries) == 225
+    assert 'position:sticky' in html      # the header stays while scrolling 200+ rows
+    data = json.loads(numa_report.render_json(entries))
+    assert len(data['nodes']) == 225
+
+
+def test_names_are_escaped():
+    facts = facts_of('thunderx2-2s')
+    facts['kubelet']['cpu_manager']['exclusive'][1]['pod'] = '<script>x</script>'
+    html = numa_report.render_html([{'name': 'a"<b>', 'facts': facts}])
+    assert '<script>x' not in html and 'a"<b>' not in html
+    assert '&lt;script&gt;x' in html
+
+
+def test_node_drift_from_state_files():
+    facts = facts_of('xeon8358-2s')
+    assert numa_report.node_drift(facts) == []
+    facts['kubelet']['cpu_manager']['policy'] = 'none'
+    assert numa_report.node_drift(facts) == ['cpuManagerPolicy is static in the configuration, none in cpu_manager_state']
+
+
+def test_textfile_series():
+    text = numa_report.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
+    lines = text.splitlines()
+    assert 'numaops_numa_node_cpus{numa_node="0"} 64' in lines
+    assert 'numaops_numa_node_free_exclusive_cpus{numa_node="0"} 48' in lines
+    assert 'numaops_numa_node_memory_free_bytes{numa_node="1"} %d' % (101 * 1024 ** 3) in lines
+    assert 'numaops_numa_node_hugepages_free_pages{numa_node="0",size="1Gi"} 6' in lines
+    assert ('numaops_container_exclusive_cpus{namespace="telco",pod="dpdk-fwd-0",container="dpdk",'
+            'pod_uid="6c4b8a42-1d7e-4f0a-9a55-2f1e9d3c7b01",numa_node="0",cpus="1-4,65-68"} 8') in lines
+    assert ('numaops_container_numa_memory_bytes{namespace="telco",pod="dpdk-fwd-0",container="dpdk",'
+            'pod_uid="6c4b8a42-1d7e-4f0a-9a55-2f1e9d3c7b01",numa_node="0",resource="hugepages-1Gi"} %d'
+            % (2 * 1024 ** 3)) in lines
+    assert 'numaops_numa_drift 0' in lines
+    assert 'numaops_node_prep_last_run_timestamp_seconds 1764590000' in lines
+    assert 'numaops_numa_facts_unknown_entries 1' in lines
+    # every series has its HELP and TYPE, once
+    names = set(re.match(r'^([a-z_]+)', line).group(1) for line in lines if not line.startswith('#'))
+    for name in names:
+        assert lines.count('# TYPE %s gauge' % name) == 1
+
+
+def test_textfile_leaves_unknown_values_out():
+    from ansible_collections.numaops.colocation.plugins.module_utils import numa
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import SANDBOX
+    text = numa_report.render_textfile(numa.collect(SANDBOX), drift=True)
+    assert 'memory_total_bytes' not in text and 'hugepages' not in text and 'numaops_numa_node_cores' not in text
+    assert 'numaops_numa_node_cpus{numa_node="1"} 8' in text
+    assert 'numaops_numa_drift 1' in text
+    assert 'numaops_node_prep_last_run_timestamp_seconds' not in text
+
+
+def test_label_values_escaped():
+    facts = facts_of('thunderx2-2s')
+    facts['kubelet']['cpu_manager']['exclusive'][1]['pod'] = 'a"b\\c\nd'
+    text = numa_report.render_textfile(facts)
+    assert 'pod="a\\"b\\\\c\\nd"' in text

@@ -1,0 +1,63 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/numa_report.yml through ansible-playbook on the recorded trees: the HTML and JSON on the controller,
+the textfile on a node, a node that fails shown as not read, nothing else written; --check writes the report too."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
+    pytest.skip('runs ansible-playbook: in the plain pytest stage only', allow_module_level=True)
+
+# pylint: disable=wrong-import-position
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree  # noqa: E402
+import ansible_collections  # noqa: E402
+
+
+def collections_path():
+    for entry in ansible_collections.__path__:
+        if os.path.isdir(os.path.join(entry, 'numaops', 'colocation')):
+            return os.path.dirname(entry)
+    raise AssertionError('numaops.colocation is not importable')
+
+
+@pytest.mark.parametrize('check', [False, True])
+def test_numa_report_playbook(tmp_path, check):
+    textfile = tmp_path / 'textfile'
+    textfile.mkdir()
+    inventory = {'colocation_nodes': {
+        'vars': {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable,
+                 'numa_report_become': False},
+        'hosts': {
+            'xeon-1': {'numa_report_root': tree('xeon8358-2s')},
+            'tx2-1': {'numa_report_root': tree('thunderx2-2s'), 'numa_report_textfile_dir': str(textfile)},
+            'broken-1': {'numa_report_root': tree('xeon8358-2s'), 'numa_report_state_dir': 'relative/path'},
+        }}}
+    (tmp_path / 'inventory.json').write_text(json.dumps(inventory))
+    command = ['ansible-playbook', '-i', str(tmp_path / 'inventory.json'), 'numaops.colocation.numa_report',
+               '-e', 'numa_report_dir=%s' % (tmp_path / 'out')]
+    if check:
+        command.append('--check')
+    proc = subprocess.run(command, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
+                          env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_NOCOLOR='1'),
+                          check=False)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out
+    assert 'Not read: broken-1.' in out
+    html = (tmp_path / 'out' / 'numa-report.html').read_text()
+    data = json.loads((tmp_path / 'out' / 'numa-report.json').read_text())
+    assert [row['name'] for row in data['nodes']] == ['broken-1', 'tx2-1', 'xeon-1']
+    assert data['nodes'][0]['error'].startswith('numa_facts: state_dir=relative/path must be an absolute path')
+    assert data['nodes'][2]['numa_nodes'][0]['free_exclusive_cpu_count'] == 48
+    assert 'data-field="free-exclusive" data-numa="0" data-count="48"' in html
+    prom = textfile / 'numaops_numa.prom'
+    if check:
+        assert not prom.exists()           # check mode writes nothing on the nodes
+    else:
+        assert 'numaops_numa_node_cpus{numa_node="0"} 28' in prom.read_text()
