@@ -6,6 +6,7 @@
   python tests/cluster start --dir /tmp/k8s --nodes 2 [--node NAME ...] [--never-ready ns/name ...]
   python tests/cluster stop --dir /tmp/k8s
   python tests/cluster set-never-ready --dir /tmp/k8s ns/name ...
+  python tests/cluster requests --dir /tmp/k8s [--since N]    # the audit log: what the tests' users sent
 
 ``start`` returns once the API serves and the nodes are Ready, leaving the processes running in their own
 process groups; it prints one JSON line (server, kubeconfig, restricted_kubeconfig, processes, startup_seconds)
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 if __package__ in (None, ''):
     # run as `python tests/cluster`: import the package from its parent, not from its own directory
@@ -39,6 +41,9 @@ def main(argv=None):
                        help='namespace/name of a Deployment/DaemonSet whose pods never become ready (repeatable)')
     stop = sub.add_parser('stop')
     stop.add_argument('--dir', required=True)
+    requests = sub.add_parser('requests', help='what the admin and restricted users sent (the audit log), as JSON')
+    requests.add_argument('--dir', required=True)
+    requests.add_argument('--since', type=int, default=0, help='skip this many requests')
     never = sub.add_parser('set-never-ready')
     never.add_argument('--dir', required=True)
     never.add_argument('workloads', nargs='*')
@@ -50,6 +55,11 @@ def main(argv=None):
             return 0
         state = controlplane.stop_state(directory)
         print(json.dumps({'stopped': state['processes']}))
+        return 0
+    if args.command == 'requests':
+        time.sleep(0.5)  # kube-apiserver writes an event just after the response
+        entries = controlplane.audit_requests(os.path.join(directory, 'logs', 'audit.log'))
+        print(json.dumps({'requests': entries[args.since:], 'count': len(entries)}))
         return 0
     if args.command == 'set-never-ready':
         with open(os.path.join(directory, 'state.json')) as handle:

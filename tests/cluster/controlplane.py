@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from . import certs, kwok_stages
@@ -49,20 +50,36 @@ class ControlPlaneError(Exception):
     pass
 
 
+def _cache_dir():
+    return os.environ.get('NUMAOPS_CACHE') or os.path.join(
+        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'numaops-colocation')
+
+
 def upstream_dir(component):
-    """The directory holding ``component``'s binaries, built by scripts/upstream.sh."""
+    """The directory holding ``component``'s binaries, built by scripts/upstream.sh.
+
+    Asks ``scripts/upstream.py path`` of this tree (or of $NUMAOPS_ROOT); where neither is there (ansible-test
+    runs integration targets from a copy of tests/), the newest complete build of the pinned version in the
+    cache is used."""
     env = os.environ.get('NUMAOPS_UPSTREAM_' + component.upper().replace('-', '_'))
     if env:
         return env
-    script = os.path.join(ROOT, 'scripts', 'upstream.py')
-    if not os.path.exists(script) and os.environ.get('NUMAOPS_ROOT'):
-        script = os.path.join(os.environ['NUMAOPS_ROOT'], 'scripts', 'upstream.py')
-    result = subprocess.run([sys.executable, script, 'path', component], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, check=False)
-    if result.returncode != 0 or not result.stdout.strip():
-        raise ControlPlaneError('%s is not built: run scripts/upstream.sh build %s (%s)'
-                                % (component, component, result.stderr.strip()))
-    return result.stdout.strip()
+    for root in (ROOT, os.environ.get('NUMAOPS_ROOT')):
+        script = os.path.join(root, 'scripts', 'upstream.py') if root else None
+        if script and os.path.exists(script):
+            result = subprocess.run([sys.executable, script, 'path', component], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, universal_newlines=True, check=False)
+            if result.returncode != 0 or not result.stdout.strip():
+                raise ControlPlaneError('%s is not built: run scripts/upstream.sh build %s (%s)'
+                                        % (component, component, result.stderr.strip()))
+            return result.stdout.strip()
+    cache = os.path.join(_cache_dir(), 'upstream')
+    candidates = sorted((d for d in (os.listdir(cache) if os.path.isdir(cache) else ())
+                         if d.startswith(component + '-v') and os.path.exists(os.path.join(cache, d, '.complete'))),
+                        key=lambda d: os.path.getmtime(os.path.join(cache, d, '.complete')))
+    if not candidates:
+        raise ControlPlaneError('%s is not built in %s: run scripts/upstream.sh build %s' % (component, cache, component))
+    return os.path.join(cache, candidates[-1])
 
 
 def free_port():
@@ -142,6 +159,29 @@ def stop_processes(processes, grace=STOP_GRACE_SECONDS):
                 time.sleep(0.02)
             else:
                 time.sleep(0.02)
+
+
+_METHODS = {'create': 'POST', 'update': 'PUT', 'patch': 'PATCH', 'delete': 'DELETE', 'deletecollection': 'DELETE'}
+
+
+def audit_requests(path, start=0, end=None):
+    """The requests in kube-apiserver's audit log between byte offsets ``start`` and ``end``: dicts with
+    method, verb, path, query, user, status, user_agent (in the order the server finished them)."""
+    entries = []
+    if not os.path.exists(path):
+        return entries
+    with open(path, 'rb') as handle:
+        handle.seek(start)
+        data = handle.read() if end is None else handle.read(max(0, end - start))
+    for line in data.decode('utf-8', 'replace').splitlines():
+        if not line.strip():
+            continue
+        event = json.loads(line)
+        uri, _sep, query = event['requestURI'].partition('?')
+        entries.append({'method': _METHODS.get(event['verb'], 'GET'), 'verb': event['verb'], 'path': uri,
+                        'query': dict(urllib.parse.parse_qsl(query)), 'user': event['user'].get('username'),
+                        'status': event.get('responseStatus', {}).get('code'), 'user_agent': event.get('userAgent')})
+    return entries
 
 
 def stop_state(directory):

@@ -17,13 +17,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
-import json
 import os
 import shutil
 import signal
 import tempfile
 import time
-import urllib.parse
 
 import pytest
 
@@ -83,14 +81,7 @@ class Cluster:
         """The requests the admin and restricted identities sent since ``mark()`` (kube-apiserver's audit
         log, level Metadata): dicts with method, path, query, verb, user, status. ``requests[:] = []`` marks."""
         end = self._settled_size()
-        entries = []
-        with open(self.plane.audit_log_path, 'rb') as handle:
-            handle.seek(self.audit_offset)
-            data = handle.read(end - self.audit_offset)
-        for line in data.decode('utf-8', 'replace').splitlines():
-            if line.strip():
-                entries.append(_request(json.loads(line)))
-        return _Requests(self, entries)
+        return _Requests(self, controlplane.audit_requests(self.plane.audit_log_path, self.audit_offset, end))
 
     def seed(self, obj, keep_status=True):
         return objects.seed(self.client, obj, keep_status=keep_status)
@@ -114,16 +105,6 @@ class Cluster:
 
     def close(self):
         self.client.close()
-
-
-_METHODS = {'create': 'POST', 'update': 'PUT', 'patch': 'PATCH', 'delete': 'DELETE', 'deletecollection': 'DELETE'}
-
-
-def _request(event):
-    path, _sep, query = event['requestURI'].partition('?')
-    return {'method': _METHODS.get(event['verb'], 'GET'), 'verb': event['verb'], 'path': path,
-            'query': dict(urllib.parse.parse_qsl(query)), 'user': event['user'].get('username'),
-            'status': event.get('responseStatus', {}).get('code'), 'user_agent': event.get('userAgent')}
 
 
 class _Requests(list):
@@ -169,6 +150,17 @@ def shared_control_plane():
         _SHARED['plane'] = plane
         _SHARED['cluster'] = Cluster(plane)
     return _SHARED['cluster']
+
+
+@contextlib.contextmanager
+def shared_cluster():
+    """The session's control plane for a block (e.g. a module-scoped fixture); put back afterwards."""
+    cluster = shared_control_plane()
+    cluster.mark()
+    try:
+        yield cluster
+    finally:
+        cluster.reset()
 
 
 @contextlib.contextmanager
