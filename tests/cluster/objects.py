@@ -25,6 +25,20 @@ CLUSTER_KINDS = (
 )
 
 
+_DYNAMIC = {}
+
+
+def dynamic_client(client, refresh=False):
+    """One kubernetes.dynamic.DynamicClient per ApiClient (its discovery is costly); ``refresh`` re-discovers
+    (after a CRD was added)."""
+    key = id(client)
+    if key not in _DYNAMIC or _DYNAMIC[key][0] is not client:
+        _DYNAMIC[key] = (client, kubernetes.dynamic.DynamicClient(client))
+    elif refresh:
+        _DYNAMIC[key][1].resources.invalidate_cache()
+    return _DYNAMIC[key][1]
+
+
 def wait_for(check, what, timeout=60, interval=0.1):
     deadline = time.monotonic() + timeout
     while True:
@@ -109,8 +123,12 @@ def seed(client, obj, keep_status=True):
     status = body.pop('status', None) if keep_status else None
     body.pop('status', None)
     namespace = body.get('metadata', {}).get('namespace')
-    dynamic = kubernetes.dynamic.DynamicClient(client)
-    resource = dynamic.resources.get(api_version=body['apiVersion'], kind=body['kind'])
+    dynamic = dynamic_client(client)
+    try:
+        resource = dynamic.resources.get(api_version=body['apiVersion'], kind=body['kind'])
+    except kubernetes.dynamic.exceptions.ResourceNotFoundError:
+        dynamic = dynamic_client(client, refresh=True)
+        resource = dynamic.resources.get(api_version=body['apiVersion'], kind=body['kind'])
     if resource.namespaced:
         namespace = namespace or 'default'
         create_namespace(client, namespace)
@@ -128,7 +146,7 @@ def seed(client, obj, keep_status=True):
 
 def snapshot(client):
     """The uids of every object a test may touch, to put the cluster back after it."""
-    dynamic = kubernetes.dynamic.DynamicClient(client)
+    dynamic = dynamic_client(client)
     uids = set()
     for api_version, plural in NAMESPACED_KINDS + CLUSTER_KINDS + (('v1', 'namespaces'), ('v1', 'nodes')):
         resource = dynamic.resources.get(api_version=api_version, name=plural)
@@ -140,10 +158,12 @@ def snapshot(client):
 def restore(client, baseline_uids, nodes):
     """Delete what a test created (namespaces, CRDs, cluster roles, nodes, objects in lasting namespaces);
     recreate ``nodes`` as fresh Ready nodes when a test changed them; wait until all of it is gone."""
-    dynamic = kubernetes.dynamic.DynamicClient(client)
+    dynamic = dynamic_client(client)
     core = kubernetes.client.CoreV1Api(client)
     namespaces = dynamic.resources.get(api_version='v1', name='namespaces')
-    lasting = [ns.metadata.name for ns in namespaces.get().items if ns.metadata.uid in baseline_uids]
+    # the namespaces a test may use without creating them; kube-system & co. hold the control plane's own objects
+    lasting = [ns.metadata.name for ns in namespaces.get().items
+               if ns.metadata.uid in baseline_uids and not ns.metadata.name.startswith('kube-')]
     doomed = [ns.metadata.name for ns in namespaces.get().items if ns.metadata.uid not in baseline_uids]
     for name in doomed:
         _delete(lambda name=name: core.delete_namespace(name))
@@ -186,7 +206,7 @@ def _changed_node(node):
     labels = node.metadata.labels or {}
     return bool(node.spec.unschedulable or node.spec.taints or labels.get('type') != 'kwok'
                 or set(labels) - {'kubernetes.io/hostname', 'kubernetes.io/os', 'kubernetes.io/arch', 'type'}
-                or set(node.metadata.annotations or {}) - {kwok_stages.MANAGED_ANNOTATION, 'node.alpha.kubernetes.io/ttl'})
+                or (node.metadata.annotations or {}).get(kwok_stages.MANAGED_ANNOTATION) != kwok_stages.MANAGED_VALUE)
 
 
 def _delete(call):

@@ -155,3 +155,53 @@ def test_env_fallbacks_like_kubernetes_core(k8s_cluster, k8s_client, capsys, mon
     monkeypatch.setenv('K8S_AUTH_KUBECONFIG', k8s_cluster.kubeconfig_path)
     result = run_module(colocation_config, capsys, name='e', namespace='default', selector={})
     assert result['changed']
+
+
+def grant(client, namespace, user, resources, verbs, api_group='config.volcano.sh'):
+    """A Role and RoleBinding giving ``user`` ``verbs`` on ``resources`` in ``namespace`` (real RBAC)."""
+    rbac = kubernetes.client.RbacAuthorizationV1Api(client)
+    rbac.create_namespaced_role(namespace, {'metadata': {'name': 'test-' + user}, 'rules': [
+        {'apiGroups': [api_group], 'resources': resources, 'verbs': verbs}]})
+    rbac.create_namespaced_role_binding(namespace, {
+        'metadata': {'name': 'test-' + user},
+        'roleRef': {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role', 'name': 'test-' + user},
+        'subjects': [{'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'User', 'name': user}]})
+
+
+def test_rbac_refusal_names_the_permission_and_changes_nothing(k8s_cluster, k8s_client, capsys):
+    install_crd(k8s_cluster, k8s_client)
+    k8s_cluster.namespace('rbac')
+    args = dict(kubeconfig=k8s_cluster.restricted_kubeconfig_path, name='r', namespace='rbac', selector={})
+    refused = run_module(colocation_config, capsys, **args)
+    assert refused['failed'] and 'HTTP 403 Forbidden' in refused['msg'] and 'RBAC permission' in refused['msg'], refused['msg']
+    assert 'numaops-restricted' in refused['msg'] and 'colocationconfigurations' in refused['msg'], refused['msg']
+    # reading allowed, writing not: the module gets as far as the write and is refused there
+    grant(k8s_client, 'rbac', 'numaops-restricted', ['colocationconfigurations'], ['get', 'list'])
+    kubernetes.client.CustomObjectsApi(k8s_client).list_namespaced_custom_object(GVP[0], GVP[1], 'rbac', 'colocationconfigurations')
+    refused = run_module(colocation_config, capsys, **args)
+    assert refused['failed'] and 'HTTP 403' in refused['msg'] and 'cannot create resource' in refused['msg'], refused['msg']
+    assert kubernetes.client.CustomObjectsApi(k8s_client).list_namespaced_custom_object(
+        GVP[0], GVP[1], 'rbac', 'colocationconfigurations')['items'] == []
+    # with the write verbs granted it works, and only in that namespace
+    kubernetes.client.RbacAuthorizationV1Api(k8s_client).patch_namespaced_role('test-numaops-restricted', 'rbac', {
+        'rules': [{'apiGroups': ['config.volcano.sh'], 'resources': ['colocationconfigurations'],
+                   'verbs': ['get', 'list', 'create', 'update', 'patch']}]})
+    assert run_module(colocation_config, capsys, **args)['changed']
+    assert not run_module(colocation_config, capsys, **args)['changed']
+
+
+def test_check_mode_prediction_is_what_the_server_makes_of_it(k8s_cluster, k8s_client, capsys):
+    # the prediction (with the CRD's defaults applied by the module) against kube-apiserver's own result of a
+    # server-side dry run of the same object: schema defaulting and pruning included
+    install_crd(k8s_cluster, k8s_client)
+    args = dict(name='dry', namespace='default', selector={'matchExpressions': [{'key': 'tier', 'operator': 'Exists'}]},
+                memory_qos={'lowRatio': 30})
+    predicted = run(capsys, k8s_cluster, check_mode=True, **args)
+    body = {'apiVersion': '%s/%s' % GVP, 'kind': 'ColocationConfiguration',
+            'metadata': {'name': 'dry', 'namespace': 'default'},
+            'spec': {'selector': args['selector'], 'memoryQos': args['memory_qos']}}
+    server = kubernetes.client.CustomObjectsApi(k8s_client).create_namespaced_custom_object(
+        GVP[0], GVP[1], 'default', 'colocationconfigurations', body, dry_run='All')
+    assert predicted['result']['spec'] == server['spec']
+    with pytest.raises(kubernetes.client.ApiException):
+        live(k8s_client, 'dry')
