@@ -138,10 +138,16 @@ def shared_control_plane():
         # set by ansible-test units, which runs tests in parallel workers: one control plane each would
         # double the suite's time on two cores; scripts/test.sh runs these tests in its plain pytest stage
         pytest.skip('tests on the real control plane run in the plain pytest stage (scripts/test.sh unit)')
+    if 'failed' in _SHARED:  # one attempt per session: the next tests fail at once with the same reason
+        raise controlplane.ControlPlaneError(_SHARED['failed'])
     if 'plane' not in _SHARED:
         directory = tempfile.mkdtemp(prefix='numaops-k8s-')
         try:
             plane = _start(directory, DEFAULT_NODES)
+        except (controlplane.ControlPlaneError, AssertionError) as exc:
+            _SHARED['failed'] = str(exc)
+            shutil.rmtree(directory, ignore_errors=True)
+            raise controlplane.ControlPlaneError(str(exc))
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
             raise
