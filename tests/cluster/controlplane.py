@@ -82,6 +82,12 @@ def upstream_dir(component):
     return os.path.join(cache, candidates[-1])
 
 
+def _has_flag(binary, flag):
+    result = subprocess.run([binary, '--help'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True, check=False)
+    return flag in result.stdout
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
@@ -326,8 +332,8 @@ class ControlPlane:
                              '--listen-client-urls', client, '--advertise-client-urls', client,
                              '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
                              '--initial-cluster', 'numaops-test=' + peer, '--initial-cluster-state', 'new',
-                             '--unsafe-no-fsync', '--quota-backend-bytes', str(512 * 1024 * 1024),
-                             '--log-level', 'warn'])
+                             '--quota-backend-bytes', str(512 * 1024 * 1024), '--log-level', 'warn']
+                    + (['--unsafe-no-fsync'] if _has_flag(binary, '--unsafe-no-fsync') else []))
 
         def ready():
             with urllib.request.urlopen(client + '/health', timeout=2) as response:
