@@ -5,16 +5,14 @@
 #   scripts/test.sh unit sanity     only the named stages
 #   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
 #
-# Stages: upstream unit sanity units integration lint build molecule
-# (upstream builds or reuses the Kubernetes, etcd, kwok and Volcano binaries the cluster-side tests run,
-# scripts/upstream.sh; unit, units, integration and molecule make sure of them too when run alone)
+# Stages: unit sanity units integration lint build molecule
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
 # cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
-ALL_STAGES=(upstream unit sanity units integration lint build molecule)
+ALL_STAGES=(unit sanity units integration lint build molecule)
 STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
 PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -30,12 +28,6 @@ coll_tree() { [ -n "$COLL_TREE" ] || COLL_TREE=$(make_collection_tree); echo "$C
 cleanup() { rm -rf "$LINK_TOP"; [ -z "$MOLECULE_RUN_DIR" ] || rm -rf "$MOLECULE_RUN_DIR"; [ -z "$COLL_TREE" ] || rm -rf "${COLL_TREE%/ansible_collections/*}"; }
 trap cleanup EXIT
 
-UPSTREAM_READY=0
-stage_upstream() {
-  log "upstream binaries for tests/cluster (scripts/upstream.sh: built once per pinned version, then reused)"
-  nice -n 10 scripts/upstream.sh build kubernetes etcd kwok volcano
-  UPSTREAM_READY=1
-}
 stage_unit() {
   log "pytest: tests/unit"
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit
@@ -101,7 +93,6 @@ stage_molecule() {
 TIMES=()
 for s in "${STAGES[@]}"; do
   declare -F "stage_${s%%:*}" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]}; molecule:<scenario>)"
-  case "${s%%:*}" in unit|units|integration|molecule) [ "$UPSTREAM_READY" = 1 ] || { t0=$SECONDS; stage_upstream; TIMES+=("upstream $(( (SECONDS - t0) / 60 ))m$(( (SECONDS - t0) % 60 ))s"); } ;; esac
   t0=$SECONDS
   if [[ "$s" == *:* ]]; then "stage_${s%%:*}" "${s#*:}"; else "stage_$s"; fi
   TIMES+=("$s $(( (SECONDS - t0) / 60 ))m$(( (SECONDS - t0) % 60 ))s")
