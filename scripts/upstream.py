@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Build the upstream programs the tests run (Kubernetes, etcd, kwok, Volcano, containerd) from their Go modules.
 
     scripts/upstream.sh build [COMPONENT ...]   build (or reuse) into the cache; default: every component
@@ -41,7 +40,7 @@ def versions():
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
-                k, _, v = line.partition("=")
+                k, _sep, v = line.partition("=")
                 out[k.strip()] = v.strip()
     return out
 
@@ -113,7 +112,7 @@ def go_env():
 
 def run(cmd, cwd, env=None, quiet=False):
     p = subprocess.run(cmd, cwd=cwd, env=env or go_env(), stdout=subprocess.PIPE if quiet else None,
-                       stderr=subprocess.STDOUT if quiet else None, universal_newlines=True)
+                       stderr=subprocess.STDOUT if quiet else None, universal_newlines=True, check=False)
     if p.returncode != 0:
         die("%s failed in %s (exit %d)%s" % (" ".join(cmd), cwd, p.returncode,
                                              (":\n" + p.stdout[-4000:]) if quiet and p.stdout else ""))
@@ -153,7 +152,7 @@ def parse_replaces(gomod):
             body = line[len("replace "):]
         else:
             continue
-        old, _, new = body.partition("=>")
+        old, _sep, new = body.partition("=>")
         pairs.append((old.strip(), new.strip()))
     return pairs
 
@@ -217,7 +216,8 @@ def build_hash(name, spec):
         with open(os.path.join(comp_dir(name), fn), "rb") as f:
             h.update(f.read())
     h.update(json.dumps([spec["bins"], spec["ldflags"], spec["cgo"], spec.get("tags", "")], sort_keys=True).encode())
-    h.update(subprocess.run(["go", "env", "GOVERSION"], stdout=subprocess.PIPE, universal_newlines=True).stdout.encode())
+    h.update(subprocess.run(["go", "env", "GOVERSION"], stdout=subprocess.PIPE, universal_newlines=True,
+                            check=True).stdout.encode())
     return h.hexdigest()[:12]
 
 
