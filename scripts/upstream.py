@@ -247,13 +247,13 @@ def build(name, spec):
     cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", tmp + os.sep]
     if spec.get("tags"):
         cmd += ["-tags", spec["tags"]]
-    cmd += [pkg_path(spec, p) for _, p in sorted(spec["bins"].items())]
+    cmd += [pkg_path(spec, spec["bins"][b]) for b in sorted(spec["bins"])]
     if len(spec["bins"]) == 1:
         # with a single package -o names the file itself
         cmd[cmd.index(tmp + os.sep)] = os.path.join(tmp, next(iter(spec["bins"])))
     proc = subprocess.Popen(cmd, cwd=d, env=env)
     # wait4 gives the CPU time of go build and every compiler/linker it ran: what a quiet machine needs
-    _, status, usage = os.wait4(proc.pid, 0)
+    _pid, status, usage = os.wait4(proc.pid, 0)
     if os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
         die("%s failed in %s (status %d)" % (" ".join(cmd), d, status))
     cpu = usage.ru_utime + usage.ru_stime
