@@ -460,3 +460,111 @@ def test_agent_config_checker_sees_volcano_validation_errors(tmp_path):
     assert reports['typo']['memory_qos_v2'] is False
     assert 'unknown_fields' not in reports['case'] and reports['case']['memory_qos_v2'] is True
     assert 'globalConfig is missing' in reports['no_global']['decode_error']
+
+
+# ---------------------------------------------------------------- node labels and foreign objects (templates)
+TEMPLATE_PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  vars_files:
+    - {role}/vars/main.yml
+  tasks:
+    - name: Evaluate
+      ansible.builtin.copy:
+        content: "{{{{ lookup('ansible.builtin.template', '{role}/templates/' ~ template) | from_yaml | to_json }}}}"
+        dest: "{{{{ out }}}}"
+        mode: "0600"
+"""
+
+
+def _template(tmp_path, template, variables):
+    playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
+    role = os.path.join(_collections_path(), 'ansible_collections', 'numaops', 'colocation', 'roles', 'colocation_controller')
+    (tmp_path / 'play.yml').write_text(TEMPLATE_PLAYBOOK.format(role=role))
+    out = tmp_path / 'out.json'
+    (tmp_path / 'vars.json').write_text(json.dumps(dict(variables, template=template, out=str(out))))
+    proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(tmp_path / 'play.yml'),
+                           '-e', '@' + str(tmp_path / 'vars.json'), '-e', 'ansible_python_interpreter=' + sys.executable],
+                          env=dict(os.environ, ANSIBLE_NOCOLOR='1', ANSIBLE_LOCALHOST_WARNING='0'),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out.read_text())
+
+
+MARK = 'numaops.colocation/colocation-label-before'
+LABEL = 'volcano.sh/colocation'
+
+
+def _node(name, label=None, mark=None):
+    meta = {'name': name, 'labels': {'kubernetes.io/hostname': name}, 'annotations': {}}
+    if label is not None:
+        meta['labels'][LABEL] = label
+    if mark is not None:
+        meta['annotations'][MARK] = mark
+    return {'metadata': meta}
+
+
+NODES = [
+    _node('a'),                           # unlabelled
+    _node('b', label='true'),             # labelled by an administrator
+    _node('c', label='true', mark=''),    # labelled by us, label absent before
+    _node('d', label='true', mark='false'),  # labelled by us, label was "false" before
+    _node('e', label='false'),            # an administrator said false
+    _node('f', label='false', mark=''),   # labelled by us, someone set false since
+    _node('g'),                           # selected by the selector only
+]
+
+
+@pytest.mark.parametrize('state,wanted,selected,expected', [
+    ('present', ['a', 'b', 'd', 'e', 'f'], ['g'],
+     {'label': [{'name': 'a', 'before': ''}, {'name': 'e', 'before': 'false'}, {'name': 'f', 'before': ''},
+                {'name': 'g', 'before': ''}],
+      'restore': [{'name': 'c', 'before': ''}], 'missing': []}),
+    ('present', [], [], {'label': [], 'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                  {'name': 'f', 'before': ''}], 'missing': []}),
+    ('present', ['a', 'zz', 'yy'], [], {'label': [{'name': 'a', 'before': ''}],
+                                        'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                    {'name': 'f', 'before': ''}], 'missing': ['yy', 'zz']}),
+    # state=absent gives back every node the role labelled, whatever the lists say
+    ('absent', ['a', 'c'], ['g'], {'label': [], 'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                            {'name': 'f', 'before': ''}], 'missing': []}),
+])
+def test_node_label_changes(tmp_path, state, wanted, selected, expected):
+    variables = {'colocation_controller_state': state, 'colocation_controller_label_nodes': wanted,
+                 '_colocation_controller_all_nodes': {'resources': NODES},
+                 '_colocation_controller_selected_nodes': {'resources': [n for n in NODES if n['metadata']['name'] in selected]}}
+    assert _template(tmp_path, 'node_changes.j2', variables) == expected
+
+
+def _existing(*pairs):
+    return {'results': [{'item': want, 'resources': [have] if have else []} for want, have in pairs]}
+
+
+def test_foreign_objects_helm_and_selector(tmp_path):
+    # installer/helm/chart/volcano/templates/agent.yaml (v1.15.0): DaemonSet <release>-agent with selector
+    # name=volcano-agent; Helm marks what it installs with app.kubernetes.io/managed-by=Helm and
+    # meta.helm.sh/release-name / release-namespace.
+    ours = {'apiVersion': 'apps/v1', 'kind': 'DaemonSet', 'metadata': {'name': 'volcano-agent', 'namespace': 'volcano-system'},
+            'spec': {'selector': {'matchLabels': {'app': 'volcano-agent'}}}}
+    sa = {'apiVersion': 'v1', 'kind': 'ServiceAccount', 'metadata': {'name': 'volcano-agent', 'namespace': 'volcano-system'}}
+    crd = {'apiVersion': 'apiextensions.k8s.io/v1', 'kind': 'CustomResourceDefinition',
+           'metadata': {'name': 'colocationconfigurations.config.volcano.sh'}}
+    helm_meta = {'labels': {'app.kubernetes.io/managed-by': 'Helm'},
+                 'annotations': {'meta.helm.sh/release-name': 'volcano', 'meta.helm.sh/release-namespace': 'volcano-system'}}
+    found = _template(tmp_path, 'foreign_objects.j2', {'_colocation_controller_existing': _existing(
+        (crd, {'metadata': dict(helm_meta, name=crd['metadata']['name'])}),
+        (sa, {'metadata': {'name': 'volcano-agent', 'annotations': {'meta.helm.sh/release-name': 'v2'}}}),
+        (ours, {'metadata': {'name': 'volcano-agent', 'labels': {'app.kubernetes.io/managed-by': 'numaops.colocation'}},
+                'spec': {'selector': {'matchLabels': {'name': 'volcano-agent'}}}}),
+    )})
+    assert found == [
+        'CustomResourceDefinition colocationconfigurations.config.volcano.sh: installed by Helm release volcano (namespace volcano-system)',
+        'ServiceAccount volcano-system/volcano-agent: installed by Helm release v2 (namespace ?)',
+        'DaemonSet volcano-system/volcano-agent: exists with spec.selector {"matchLabels": {"name": "volcano-agent"}} '
+        '(ours is {"matchLabels": {"app": "volcano-agent"}}; a selector cannot be changed)',
+    ]
+    # our own objects, absent objects and objects without Helm's marks with our selector pass
+    assert _template(tmp_path, 'foreign_objects.j2', {'_colocation_controller_existing': _existing(
+        (ours, {'metadata': {'name': 'volcano-agent'}, 'spec': {'selector': {'matchLabels': {'app': 'volcano-agent'}}}}),
+        (sa, None), (crd, {'metadata': {'name': crd['metadata']['name'], 'labels': None, 'annotations': None}}),
+    )}) == []
