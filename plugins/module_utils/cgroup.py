@@ -217,3 +217,75 @@ def driver_from_tree(exists, kubelet_cgroup_root=''):
     """
     found = [d for d in DRIVERS if exists(kubepods_path(d, kubelet_cgroup_root))]
     return found[0] if len(found) == 1 else None
+
+
+# ---------------------------------------------------------------- the Volcano agent's driver detection
+# pkg/agent/utils/cgroup/cgroup.go GetCgroupDriver (Volcano v1.14.1, v1.15.0): the environment variable
+# CGROUP_DRIVER, then these files in this order, then the running kubelet's command line (--cgroup-driver,
+# else the file of --config), then a guess from the cgroup tree.
+ENV_DRIVER = 'CGROUP_DRIVER'
+KUBELET_CONFIG_FILE = '/var/lib/kubelet/config.yaml'
+KUBELET_KUBECONFIG_FILE = '/etc/kubernetes/kubelet.conf'
+KUBEADM_FLAGS_FILE = '/var/lib/kubelet/kubeadm-flags.env'
+_FLAG_DRIVER_RE = re.compile(r'''(?:^|[\s"'=])--cgroup-driver(?:=|\s+)["']?([^\s"']*)''')
+
+
+def driver_from_flags(text):
+    """The value of the last ``--cgroup-driver`` in kubelet flags text (``--cgroup-driver=x`` or
+    ``--cgroup-driver x``, for example kubeadm-flags.env's KUBELET_KUBEADM_ARGS), or None.
+
+    The last one wins, as for the kubelet's own flag parsing. Raises CgroupPathError for a value other
+    than systemd/cgroupfs.
+    """
+    found = None
+    for line in (text or '').splitlines():
+        if line.lstrip().startswith('#'):
+            continue
+        for match in _FLAG_DRIVER_RE.finditer(line):
+            found = match.group(1)
+    if found is None:
+        return None
+    if found not in DRIVERS:
+        raise CgroupPathError('--cgroup-driver=%s; allowed: systemd, cgroupfs' % (found,))
+    return found
+
+
+def driver_from_file(text):
+    """What the agent looks for in each of its files: a ``cgroupDriver:`` setting, else ``--cgroup-driver``."""
+    return driver_from_kubelet_config(text) or driver_from_flags(text)
+
+
+def driver_from_cmdline(args, read_file):
+    """The driver of a kubelet command line (a list of arguments, as /proc/<pid>/cmdline holds them).
+
+    ``--cgroup-driver`` (both forms; the last wins) first, else the ``cgroupDriver`` of the file named by
+    ``--config`` (``read_file(path) -> text or None``). Returns ``(driver, where)`` or ``(None, None)``.
+    """
+    driver = driver_from_flags(' '.join(args or []))
+    if driver:
+        return driver, '--cgroup-driver'
+    config = None
+    for index, arg in enumerate(args or []):
+        if arg.startswith('--config='):
+            config = arg[len('--config='):]
+        elif arg == '--config' and index + 1 < len(args):
+            config = args[index + 1]
+    if config:
+        text = read_file(config)
+        driver = driver_from_file(text) if text else None
+        if driver:
+            return driver, config
+    return None, None
+
+
+def choose_driver(candidates):
+    """Pick the driver like the agent: the first source in ``candidates`` (an ordered list of
+    ``(source, driver or None)``) that names one. Returns ``(driver, source, others)``; ``others`` are
+    the later sources that name a different driver (the kubelet lets a flag override its config file,
+    the agent does not: worth a warning).
+    """
+    named = [(source, driver) for source, driver in candidates if driver]
+    if not named:
+        return None, None, []
+    driver, source = named[0][1], named[0][0]
+    return driver, source, [(s, d) for s, d in named[1:] if d != driver]

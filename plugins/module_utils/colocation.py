@@ -364,14 +364,57 @@ def annotation_json(config):
     return json.dumps(configuration, sort_keys=True, separators=(',', ':'))
 
 
+# Go's encoding/json folds ASCII letters and, through unicode.SimpleFold, two non-ASCII runes onto ASCII
+# ones: U+017F (long s) is "s", U+212A (Kelvin sign) is "k". Only ASCII field names matter here.
+_GO_FOLD = {u'\u017f': 'S', u'\u212a': 'K'}
+
+
+def go_fold(name):
+    """The key Go's encoding/json compares a JSON object key by (case-insensitive, Unicode simple folding)."""
+    return ''.join(_GO_FOLD.get(c, c.upper() if c < u'\x80' else c) for c in name)
+
+
+_FOLDED_MEMORY_QOS = go_fold('memoryQos')
+_FOLDED_RATIOS = dict((go_fold(k), k) for k in MEMORY_QOS_FIELDS)
+
+
+class _Object(list):
+    """A JSON object as its (key, value) pairs in document order (JSON arrays stay plain lists)."""
+
+
+def _no_constant(name):
+    raise ValueError('%s is not JSON' % name)
+
+
+def _plain(value):
+    """A parsed value with its objects turned back into dicts (for messages)."""
+    if isinstance(value, _Object):
+        return dict((k, _plain(v)) for k, v in value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _go_int(raw, field, owner):
+    """A JSON number decoded into a Go int field: an integer literal within int64, else Go refuses it."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < -2 ** 63 or raw >= 2 ** 63:
+        _fail(owner, field, _plain(raw), 'an integer from 0 to 100')
+    return raw
+
+
 def parse_annotation(value, owner=None):
-    """Read a ``volcano.sh/colocation-config`` value the way the Volcano agent does.
+    """Read a ``volcano.sh/colocation-config`` value the way the Volcano agent does (Go encoding/json).
 
     Returns None for an absent or empty annotation (the agent skips such a pod), ``{}`` for a reset
-    (``{}``, ``{"memoryQos": null}``), or ``{'memoryQos': {...}}`` with all three ratios, a ratio
+    (``{}``, ``null``, ``{"memoryQos": null}``), or ``{'memoryQos': {...}}`` with all three ratios, a ratio
     missing from the JSON meaning 0 (Go zero value; Volcano's controller omits zero ratios).
-    Unknown keys are ignored like Go's encoding/json does. Raises ColocationConfigError for JSON that
-    is not an object or ratios that are not integers 0-100.
+
+    Go's semantics: keys match case-insensitively (``{"MemoryQos":{"HighRatio":80}}`` is highRatio 80);
+    when a key occurs twice the later one wins, and a second ``memoryQos`` object is decoded into the first
+    (ratios it does not name keep their value); ``null`` leaves a ratio unchanged and sets memoryQos to
+    none; unknown keys are ignored. Raises ColocationConfigError for what Go refuses (JSON that is not an
+    object or null, a memoryQos that is not an object, a ratio that is not an integer literal) and,
+    deliberately beyond the agent, for a ratio outside 0-100 (the CRD schema's bounds).
     """
     field = 'metadata.annotations["%s"]' % ANNOTATION_CONFIG
     if value is None or value == '':
@@ -379,22 +422,35 @@ def parse_annotation(value, owner=None):
     if not isinstance(value, str):
         _fail(owner, field, value, 'a JSON object string like {"memoryQos":{"highRatio":80}}')
     try:
-        data = json.loads(value)
+        data = json.loads(value, object_pairs_hook=_Object, parse_constant=_no_constant)
     except ValueError as exc:
         _fail(owner, field, value, 'a JSON object like {"memoryQos":{"highRatio":80}} or {}',
               problem='%s is not valid JSON (%s): %s' % (field, exc, _show(value)))
-    if not isinstance(data, dict):
+    if data is None:
+        return {}
+    if not isinstance(data, _Object):
         _fail(owner, field, value, 'a JSON object like {"memoryQos":{"highRatio":80}} or {}')
-    memory_qos = data.get('memoryQos')
+    memory_qos = None
+    for key, raw in data:
+        if go_fold(key) != _FOLDED_MEMORY_QOS:
+            continue
+        if raw is None:
+            memory_qos = None
+            continue
+        if not isinstance(raw, _Object):
+            _fail(owner, field + '.memoryQos', _plain(raw), 'an object with highRatio, lowRatio, minRatio')
+        if memory_qos is None:
+            memory_qos = dict((k, 0) for k in MEMORY_QOS_FIELDS)
+        for ratio_key, ratio in raw:
+            name = _FOLDED_RATIOS.get(go_fold(ratio_key))
+            if name is None or ratio is None:
+                continue
+            memory_qos[name] = _go_int(ratio, '%s.memoryQos.%s' % (field, name), owner)
     if memory_qos is None:
         return {}
-    if not isinstance(memory_qos, dict):
-        _fail(owner, field + '.memoryQos', memory_qos, 'an object with highRatio, lowRatio, minRatio')
-    result = {}
-    for key in MEMORY_QOS_FIELDS:
-        raw = memory_qos.get(key)
-        result[key] = 0 if raw is None else _validate_ratio(raw, '%s.memoryQos.%s' % (field, key), owner)
-    return {'memoryQos': result}
+    for name in MEMORY_QOS_FIELDS:
+        _validate_ratio(memory_qos[name], '%s.memoryQos.%s' % (field, name), owner)
+    return {'memoryQos': memory_qos}
 
 
 def effective_memory_qos(configuration):
@@ -432,19 +488,23 @@ def _same_config(current, desired):
 def annotations_patch(pod, configs):
     """The merge patch ``{'metadata': {'annotations': {...}}}`` that brings the pod up to date, or None.
 
-    The configuration annotation is compared semantically (parsed JSON, Go zero-value semantics), so
-    an equal configuration written with other spacing or key order, or by Volcano's controller with
-    zero ratios omitted, is not rewritten.
+    As Volcano's controller does (pkg/controllers/colocationconfig, getModifiedPod): for a pod a
+    configuration selects, the configuration annotation is compared semantically (decoded with Go's
+    encoding/json rules, then compared), so an equal configuration written with other spacing, key order
+    or key case, or with zero ratios omitted, is not rewritten. For a reset (resetColocationConfigForPod)
+    the annotations are compared as strings: only exactly ``{}`` is a done reset; ``null`` or ``{ }`` is
+    rewritten to ``{}``.
     """
     current = pod_annotations(pod)
     changes = {}
+    reset = choose_config(pod, configs) is None
     for key, value in desired_annotations(pod, configs).items():
         if value is None:
             if key in current:
                 changes[key] = None
         elif key not in current:
             changes[key] = value
-        elif key == ANNOTATION_CONFIG:
+        elif key == ANNOTATION_CONFIG and not reset:
             if not _same_config(current[key], value):
                 changes[key] = value
         elif current[key] != value:

@@ -13,8 +13,10 @@ Per container (what the Volcano agent does, see docs/memory_qos.md):
   ``limit * highRatio // 100``;
 * ``memory.low`` = ``request * lowRatio // 100``; ``memory.min`` = ``request * minRatio // 100``;
 * when the pod's ``volcano.sh/qos-level`` is absent, unknown, LS or BE (level <= 1) and the container
-  declares ``kubernetes.io/batch-memory`` (in limits or requests, looked up separately), that quantity is
-  used instead of ``memory``;
+  declares the batch memory resource (``kubernetes.io/batch-memory`` unless the agent's
+  ``--extend-resource-memory-name`` says otherwise; in limits or requests, looked up separately), that
+  quantity is used instead of ``memory``;
+* only pods with the condition Ready=True and no deletionTimestamp are handled (the agent's pod probe);
 * quantities are exact integers (``Quantity.Value()`` rounds up), the kernel stores whole pages
   (rounding down), and the expected value is what the kernel will store.
 
@@ -61,12 +63,12 @@ def allows_batch_memory(level):
     return level <= 1
 
 
-def memory_bytes(resources, level, where=''):
+def memory_bytes(resources, level, where='', batch_memory=BATCH_MEMORY):
     """Bytes of the memory quantity the agent uses from a ResourceList (0 when absent)."""
     resources = resources or {}
     key = 'memory'
-    if allows_batch_memory(level) and BATCH_MEMORY in resources:
-        key = BATCH_MEMORY
+    if allows_batch_memory(level) and batch_memory in resources:
+        key = batch_memory
     if key not in resources or resources[key] is None:
         return 0
     field = '%s[%s]' % (where, key) if where else key
@@ -79,11 +81,15 @@ def memory_bytes(resources, level, where=''):
     return value
 
 
-def container_values(container, ratios, level, where=''):
-    """The raw values (before page rounding) the agent computes for one container."""
+def container_values(container, ratios, level, where='', batch_memory=BATCH_MEMORY):
+    """The raw values (before page rounding) the agent computes for one container.
+
+    Exact integers. Volcano computes ``quantity.Value() * int64(ratio) / 100`` in int64, which wraps for
+    quantities above about 92 PB / ratio (``1Ei`` x 80 gives memory.high 0); see docs/memory_qos.md.
+    """
     resources = container.get('resources') or {}
-    limit = memory_bytes(resources.get('limits'), level, where + '.resources.limits')
-    request = memory_bytes(resources.get('requests'), level, where + '.resources.requests')
+    limit = memory_bytes(resources.get('limits'), level, where + '.resources.limits', batch_memory)
+    request = memory_bytes(resources.get('requests'), level, where + '.resources.requests', batch_memory)
     high = MAX if (limit == 0 or ratios['highRatio'] >= 100) else limit * ratios['highRatio'] // 100
     return {
         MEMORY_HIGH: high,
@@ -132,6 +138,20 @@ def _less(a, b):
 
 
 # ---------------------------------------------------------------- pods
+def pod_handled(pod):
+    """None when the Volcano agent handles this pod, else why not.
+
+    The agent's pod probe (pkg/agent/events/probes/pods) queues a pod only when it has the condition
+    Ready=True and no deletionTimestamp; every other pod is left as it is (its cgroup files untouched).
+    """
+    if ((pod or {}).get('metadata') or {}).get('deletionTimestamp'):
+        return 'the pod is being deleted (metadata.deletionTimestamp is set)'
+    for condition in (((pod or {}).get('status') or {}).get('conditions') or []):
+        if isinstance(condition, dict) and condition.get('type') == 'Ready' and condition.get('status') == 'True':
+            return None
+    return 'the pod is not Ready (no status.conditions Ready=True)'
+
+
 def pod_ref(pod):
     meta = (pod or {}).get('metadata') or {}
     return '%s/%s' % (meta.get('namespace') or 'default', meta.get('name') or '?')
@@ -180,7 +200,7 @@ def _container_statuses(pod):
     return statuses
 
 
-def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size):
+def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size, batch_memory=BATCH_MEMORY):
     """Per-pod plan: cgroup paths and the expected (page-rounded) container values.
 
     Returns ``{'namespace', 'name', 'uid', 'config_name', 'qos_class', 'cgroup', 'reset', 'skipped',
@@ -209,7 +229,7 @@ def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size):
         entry = {'name': name, 'cgroup': None, 'expected': None, 'skipped': None, 'invalid': False}
         plan['containers'].append(entry)
         try:
-            raw = container_values(container, decision['ratios'], level, 'spec.containers[%d]' % index)
+            raw = container_values(container, decision['ratios'], level, 'spec.containers[%d]' % index, batch_memory)
         except MemQosError as exc:
             entry['skipped'] = str(exc)
             entry['invalid'] = True

@@ -17,10 +17,10 @@ description:
     C(memory.high), C(memory.low) and C(memory.min) of the container's cgroup.
   - "C(memory.high) = C(max) when the container has no memory limit or highRatio >= 100, else
     C(limit * highRatio / 100); C(memory.low) = C(request * lowRatio / 100); C(memory.min) =
-    C(request * minRatio / 100) (integer arithmetic, truncating). When the pod's C(volcano.sh/qos-level) is
-    absent, unknown, C(LS) or C(BE) and the container declares C(kubernetes.io/batch-memory), that quantity
-    is used instead of C(memory). A pod whose configuration is C({}) (or has no memoryQos) is reset to
-    C(max), C(0), C(0)."
+    C(request * minRatio / 100) (exact integer arithmetic, truncating; Volcano's int64 arithmetic wraps for
+    quantities of exabytes, this module does not). When the pod's C(volcano.sh/qos-level) is absent, unknown,
+    C(LS) or C(BE) and the container declares O(batch_memory_resource), that quantity is used instead of
+    C(memory). A pod whose configuration is C({}) (or has no memoryQos) is reset to C(max), C(0), C(0)."
   - Beyond the Volcano agent, with O(hierarchy=true) each managed pod's C(memory.min)/C(memory.low) is set
     to the sum of its child cgroups', and the QoS-class and kubepods cgroups to the sum of theirs, because the
     kernel caps a cgroup's effective protection by its ancestors'. Writes are ordered (decreases children
@@ -58,9 +58,11 @@ options:
     description:
       - The pods on this node as the Kubernetes API returns them (for example the RV(kubernetes.core.k8s_info#module:resources)
         of M(kubernetes.core.k8s_info)). Used are C(metadata) (namespace, name, uid, labels, annotations),
-        C(spec.nodeName), C(spec.containers[].resources), C(status.phase), C(status.qosClass) and
-        C(status.containerStatuses[]) (name, containerID, state).
-      - Pods in phase C(Succeeded) or C(Failed) are ignored.
+        C(metadata.deletionTimestamp), C(spec.nodeName), C(spec.containers[].resources), C(status.conditions),
+        C(status.qosClass) and C(status.containerStatuses[]) (name, containerID, state).
+      - Like the Volcano agent's pod probe, only pods with the condition C(Ready=True) and no
+        C(deletionTimestamp) are handled; the cgroup files of every other pod are left as they are
+        (counted in RV(ignored)).
       - Mutually exclusive with O(pods_file).
     type: list
     elements: dict
@@ -100,15 +102,36 @@ options:
     default: /sys/fs/cgroup
   cgroup_driver:
     description:
-      - The kubelet's cgroup driver. V(auto) reads C(cgroupDriver) from O(kubelet_config_path) and, when the
-        file does not set it, looks for C(kubepods.slice) (systemd) or C(kubepods) (cgroupfs) in the tree.
+      - The kubelet's cgroup driver. V(auto) looks where the Volcano agent looks, in its order, and takes the
+        first answer - the environment variable E(CGROUP_DRIVER) (V(systemd) or V(cgroupfs)), C(cgroupDriver)
+        or C(--cgroup-driver) in O(kubelet_config_path), then in each of O(kubelet_flags_files), then the
+        command line of the running kubelet (C(--cgroup-driver), else the file of its C(--config)) - and
+        warns when a later source names another driver. When none does, it looks for C(kubepods.slice)
+        (systemd) or C(kubepods) (cgroupfs) in the tree (the agent guesses from C(system.slice) instead).
     type: str
     choices: [auto, systemd, cgroupfs]
     default: auto
   kubelet_config_path:
-    description: The kubelet's KubeletConfiguration file, read for O(cgroup_driver=auto).
+    description: The kubelet's KubeletConfiguration file, read first for O(cgroup_driver=auto).
     type: path
     default: /var/lib/kubelet/config.yaml
+  kubelet_flags_files:
+    description:
+      - More files read for O(cgroup_driver=auto), in this order, after O(kubelet_config_path), for a
+        C(cgroupDriver) setting or a C(--cgroup-driver) flag (the Volcano agent's list). Missing files are skipped.
+    type: list
+    elements: path
+    default: [/etc/kubernetes/kubelet.conf, /var/lib/kubelet/kubeadm-flags.env]
+  proc_root:
+    description: Where the processes are listed, to find the kubelet's command line for O(cgroup_driver=auto).
+    type: path
+    default: /proc
+  batch_memory_resource:
+    description:
+      - The extended resource a container of a C(volcano.sh/qos-level) C(LS)/C(BE) (or unset) pod declares
+        instead of C(memory); the Volcano agent's C(--extend-resource-memory-name). Give both the same name.
+    type: str
+    default: kubernetes.io/batch-memory
   kubelet_cgroup_root:
     description:
       - The kubelet's C(cgroupRoot) (C(--cgroup-root)) when it is not the root cgroup, for example V(/kubelet).
@@ -185,6 +208,11 @@ skipped:
   returned: always
   type: int
   sample: 1
+ignored:
+  description: Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does not handle them either).
+  returned: always
+  type: int
+  sample: 2
 pods:
   description: One entry per managed pod (a pod a configuration or annotation applies to).
   returned: always
@@ -252,7 +280,9 @@ cgroup_driver:
   type: str
   sample: systemd
 cgroup_driver_source:
-  description: Where the driver came from (C(option), C(kubelet_config) or C(tree)).
+  description:
+    - Where the driver came from, C(option), C(environment CGROUP_DRIVER), C(kubelet_config)
+      (O(kubelet_config_path)), the path of one of O(kubelet_flags_files), C(kubelet command line (...)) or C(tree).
   returned: always
   type: str
   sample: kubelet_config
@@ -421,31 +451,87 @@ def check_cgroup_v2(root):
                         % (root, ' '.join(controllers) or 'nothing', V2_FIX))
 
 
+def _read_optional(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def kubelet_cmdline(proc_root):
+    """The command line of the process named kubelet under proc_root (as a list), or None."""
+    try:
+        entries = os.listdir(proc_root)
+    except OSError:
+        return None
+    for entry in sorted(entries, key=lambda e: (len(e), e)):
+        if not entry.isdigit():
+            continue
+        comm = _read_optional(os.path.join(proc_root, entry, 'comm'))
+        if comm is None or comm.strip() != 'kubelet':
+            continue
+        try:
+            with open(os.path.join(proc_root, entry, 'cmdline'), 'rb') as handle:
+                raw = handle.read()
+        except (IOError, OSError):
+            continue
+        return [to_native(a, errors='surrogate_or_strict') for a in raw.split(b'\0') if a]
+    return None
+
+
 def detect_driver(module, root, kubelet_root):
+    """The kubelet's cgroup driver, found where the Volcano agent looks, in its order.
+
+    Returns (driver, source, warnings). Sources: the option, E(CGROUP_DRIVER), the kubelet files, the
+    running kubelet's command line, then (ours, instead of the agent's guess) the kubepods tree.
+    """
     requested = module.params['cgroup_driver']
     if requested != 'auto':
-        return requested, 'option'
-    config_path = module.params['kubelet_config_path']
-    if config_path and os.path.exists(config_path):
+        return requested, 'option', []
+    candidates = []
+    env = os.environ.get(cg.ENV_DRIVER, '')
+    candidates.append(('environment %s' % cg.ENV_DRIVER, env if env in cg.DRIVERS else None))
+    files = [module.params['kubelet_config_path']] + list(module.params['kubelet_flags_files'] or [])
+    for path in files:
+        if not path or not os.path.exists(path):
+            continue
         try:
-            driver = cg.driver_from_kubelet_config(read_text(config_path))
-        except cg.CgroupPathError as exc:
-            raise NodeError('%s: %s' % (config_path, exc))
+            text = read_text(path)
         except (IOError, OSError) as exc:
-            raise NodeError('cannot read kubelet_config_path %s: %s' % (config_path, to_native(exc)))
-        if driver:
-            return driver, 'kubelet_config'
+            raise NodeError('cannot read %s: %s' % (path, to_native(exc)))
+        try:
+            candidates.append(('kubelet_config' if path == files[0] else path, cg.driver_from_file(text)))
+        except cg.CgroupPathError as exc:
+            raise NodeError('%s: %s' % (path, exc))
+    args = kubelet_cmdline(module.params['proc_root'])
+    if args:
+        try:
+            driver, where = cg.driver_from_cmdline(args, _read_optional)
+        except cg.CgroupPathError as exc:
+            raise NodeError('the kubelet command line: %s' % exc)
+        candidates.append(('kubelet command line (%s)' % where if where else 'kubelet command line', driver))
+    driver, source, others = cg.choose_driver(candidates)
+    warnings = []
+    if others:
+        warnings.append('the cgroup driver sources disagree: %s says %s, but %s. The Volcano agent uses the first '
+                        '(%s); the kubelet lets a command-line flag override its config file. Set cgroup_driver '
+                        'if %s is wrong' % (source, driver, ', '.join('%s says %s' % o for o in others),
+                                            driver, driver))
+    if driver:
+        return driver, source, warnings
 
     def exists(rel):
         return os.path.isdir(os.path.join(root, rel))
     driver = cg.driver_from_tree(exists, kubelet_root)
     if driver:
-        return driver, 'tree'
-    raise NodeError('cannot tell the kubelet cgroup driver: %s does not set cgroupDriver and %s has %s. '
-                    'Set cgroup_driver to systemd or cgroupfs (and kubelet_cgroup_root if the kubelet uses '
-                    '--cgroup-root)' % (config_path, root,
-                                        'both kubepods.slice and kubepods' if exists(cg.kubepods_path('systemd', kubelet_root))
-                                        else 'neither kubepods.slice nor kubepods'))
+        return driver, 'tree', warnings
+    raise NodeError('cannot tell the kubelet cgroup driver: %s is not set, %s do not set cgroupDriver or '
+                    '--cgroup-driver, no kubelet process shows it, and %s has %s. Set cgroup_driver to systemd '
+                    'or cgroupfs (and kubelet_cgroup_root if the kubelet uses --cgroup-root)'
+                    % (cg.ENV_DRIVER, ', '.join(files), root,
+                       'both kubepods.slice and kubepods' if exists(cg.kubepods_path('systemd', kubelet_root))
+                       else 'neither kubepods.slice nor kubepods'))
 
 
 def write_value(path, text):
@@ -558,14 +644,15 @@ def run(module):
                 raise NodeError('configs[%d]: %s' % (index, exc))
 
     check_cgroup_v2(root)
-    driver, driver_source = detect_driver(module, root, kubelet_root)
+    driver, driver_source, warnings = detect_driver(module, root, kubelet_root)
 
     decisions = []
-    warnings = []
+    ignored = 0
     for pod in pods:
         if params['node_name'] and (pod.get('spec') or {}).get('nodeName') != params['node_name']:
             continue
-        if (pod.get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
+        if mq.pod_handled(pod) is not None:
+            ignored += 1
             continue
         try:
             decision = mq.pod_decision(pod, params['source'], configs)
@@ -584,7 +671,8 @@ def run(module):
                         % (root, kubepods, driver, driver_source))
     qos_paths = [cg.qos_path(driver, q, kubelet_root) for q in ('Burstable', 'BestEffort')]
     hierarchy = params['hierarchy']
-    plans = [mq.pod_plan(pod, decision, driver, kubelet_root, page_size) for pod, decision in decisions]
+    batch_memory = params['batch_memory_resource']
+    plans = [mq.pod_plan(pod, decision, driver, kubelet_root, page_size, batch_memory) for pod, decision in decisions]
     if hierarchy:
         for rel in tree.list_children(kubepods):
             tree.read_cgroup(rel, mq.PROTECTION_FILES)
@@ -655,6 +743,7 @@ def run(module):
         written=len(done),
         unchanged=result['unchanged'],
         skipped=result['skipped'] + len(vanished),
+        ignored=ignored,
         pods=result['pods'],
         levels=result['levels'],
         writes=done,
@@ -677,7 +766,11 @@ def main():
             node_name=dict(type='str'),
             cgroup_root=dict(type='path', default='/sys/fs/cgroup'),
             cgroup_driver=dict(type='str', choices=['auto', 'systemd', 'cgroupfs'], default='auto'),
-            kubelet_config_path=dict(type='path', default='/var/lib/kubelet/config.yaml'),
+            kubelet_config_path=dict(type='path', default=cg.KUBELET_CONFIG_FILE),
+            kubelet_flags_files=dict(type='list', elements='path',
+                                     default=[cg.KUBELET_KUBECONFIG_FILE, cg.KUBEADM_FLAGS_FILE]),
+            proc_root=dict(type='path', default='/proc'),
+            batch_memory_resource=dict(type='str', default=mq.BATCH_MEMORY),
             kubelet_cgroup_root=dict(type='str', default=''),
             hierarchy=dict(type='bool', default=True),
             page_size=dict(type='int'),

@@ -37,7 +37,7 @@ def container(name, limits=None, requests=None):
 
 
 def make_pod(name, namespace='team', qos='Burstable', containers=None, labels=None, annotations=None,
-             uid=None, node='node-1', runtime='containerd', running=True, phase='Running', cids=None):
+             uid=None, node='node-1', runtime='containerd', running=True, phase='Running', cids=None, ready=None):
     containers = containers if containers is not None else [container('app', {'memory': '1Gi'}, {'memory': '512Mi'})]
     uid = uid or make_uid(namespace + '/' + name)
     statuses = []
@@ -54,9 +54,15 @@ def make_pod(name, namespace='team', qos='Burstable', containers=None, labels=No
         meta['labels'] = dict(labels)
     if annotations is not None:
         meta['annotations'] = dict(annotations)
+    # The kubelet: Ready=True when every container runs and is ready (ready= overrides it).
+    ready = (running and phase == 'Running') if ready is None else ready
+    conditions = [{'type': 'Ready', 'status': 'True' if ready else 'False',
+                   'lastTransitionTime': '2026-11-29T08:00:05Z'}]
+    if not ready:
+        conditions[0]['reason'] = 'ContainersNotReady' if phase == 'Running' else 'PodCompleted'
     return {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': meta,
             'spec': {'nodeName': node, 'containers': containers},
-            'status': {'phase': phase, 'qosClass': qos, 'containerStatuses': statuses}}
+            'status': {'phase': phase, 'qosClass': qos, 'conditions': conditions, 'containerStatuses': statuses}}
 
 
 def make_config(name, namespace='team', selector=None, memory_qos=None, created='2026-11-01T00:00:00Z'):

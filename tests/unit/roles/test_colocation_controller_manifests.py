@@ -13,6 +13,7 @@ to be structural the way the API server requires.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import shutil
@@ -50,6 +51,10 @@ VARIABLE_SETS = {
         'colocation_controller_agent_config_overrides': {
             'globalConfig': {'evictingConfig': {'evictingMemoryHighWatermark': 70}}},
         'colocation_controller_extra_labels': {'team': 'platform'},
+        'colocation_controller_agent_extend_resource_memory_name': 'example.com/batch-memory',
+        'colocation_controller_agent_kube_cgroup_root': '/kubelet',
+        'colocation_controller_agent_cgroup_driver': 'systemd',
+        'colocation_controller_agent_extra_features': ['CPUThrottle', 'Eviction'],
     },
     'agent_only_no_namespace': {
         'colocation_controller_deploy_controller': False,
@@ -161,7 +166,7 @@ def test_subset_when_controller_crd_and_namespace_are_not_managed(rendered):
     kinds = {o['kind'] for o in rendered['agent_only_no_namespace']}
     assert kinds == {'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ConfigMap', 'DaemonSet'}
     agent = _one(rendered['agent_only_no_namespace'], 'DaemonSet')
-    assert agent['spec']['template']['spec']['containers'][0]['image'] == 'volcanosh/vc-agent:v1.14.0'
+    assert agent['spec']['template']['spec']['containers'][0]['image'] == 'volcanosh/vc-agent:v1.15.0'
     assert 'priorityClassName' not in agent['spec']['template']['spec']
 
 
@@ -209,7 +214,7 @@ def test_images_registry_and_pull_secrets(rendered):
     assert controller['imagePullSecrets'] == [{'name': 'mirror-creds'}] == agent['imagePullSecrets']
     assert controller['containers'][0]['imagePullPolicy'] == 'Always'
     default = _one(rendered['defaults'], 'Deployment')['spec']['template']['spec']
-    assert default['containers'][0]['image'] == 'docker.io/volcanosh/vc-controller-manager:v1.14.0'
+    assert default['containers'][0]['image'] == 'docker.io/volcanosh/vc-controller-manager:v1.15.0'
     assert 'imagePullSecrets' not in default
 
 
@@ -221,21 +226,71 @@ def test_controller_runs_only_the_colocation_controller(rendered):
     assert '--leader-elect=true' in args and '--leader-elect-resource-namespace=colo-system' in args
 
 
-def test_agent_config_enables_memory_qos(rendered):
+def test_agent_config_enables_memory_qos_v2(rendered):
+    # Volcano v1.14.1 / v1.15.0 pkg/agent/config/api/types.go: memoryQosV2Config (configKey MemoryQoSV2) is
+    # memory QoS v2 (cgroup v2 memory.high/low/min); memoryQosConfig is v1 (openEuler memory.qos_level).
     config = json.loads(_one(rendered['defaults'], 'ConfigMap')['data']['colocation-config'])
-    assert config['globalConfig']['memoryQosConfig'] == {'enable': True}
-    assert config['globalConfig']['networkQosConfig'] == {'enable': False}
-    assert config['globalConfig']['overSubscriptionConfig'] == {'enable': False}
+    assert config['globalConfig']['memoryQosV2Config'] == {'enable': True}
+    assert config['globalConfig']['memoryQosConfig'] == {'enable': False}
+    assert config['globalConfig']['networkQosConfig']['enable'] is False
+    assert config['globalConfig']['overSubscriptionConfig'] == {'enable': False, 'overSubscriptionTypes': 'cpu,memory'}
+    assert 'nodeLabelConfig' not in config['globalConfig']
     config = json.loads(_one(rendered['everything'], 'ConfigMap')['data']['colocation-config'])
-    assert config['globalConfig']['memoryQosConfig'] == {'enable': True}
+    assert config['globalConfig']['memoryQosV2Config'] == {'enable': True}
     assert config['globalConfig']['cpuBurstConfig'] == {'enable': True}
-    assert config['globalConfig']['evictingConfig'] == {'evictingMemoryHighWatermark': 70}
+    # the override is merged into Volcano's default watermarks, the others stay
+    assert config['globalConfig']['evictingConfig'] == {
+        'evictingCPUHighWatermark': 80, 'evictingMemoryHighWatermark': 70,
+        'evictingCPULowWatermark': 30, 'evictingMemoryLowWatermark': 30}
+
+
+@pytest.mark.parametrize('variables', sorted(VARIABLE_SETS))
+def test_agent_config_is_not_rewritten_by_the_agent(rendered, variables):
+    # Volcano v1.15.0 pkg/agent/config/configmgr.go updateConfigMap: at start the agent updates its ConfigMap
+    # when globalConfig has no overSubscriptionConfig or no evictingConfig (and fails on a missing
+    # globalConfig); our Role lets it only read configmaps, so the update would be refused and the agent exit.
+    # The name and key are pkg/agent/config/utils/utils.go ConfigMapName / ColocationConfigKey.
+    configmap = _one(rendered[variables], 'ConfigMap', 'volcano-agent-configuration')
+    config = json.loads(configmap['data']['colocation-config'])
+    assert config['globalConfig']['overSubscriptionConfig'] is not None
+    assert set(config['globalConfig']['evictingConfig']) == {
+        'evictingCPUHighWatermark', 'evictingMemoryHighWatermark', 'evictingCPULowWatermark', 'evictingMemoryLowWatermark'}
+
+
+def _agent_container(objects):
+    return _one(objects, 'DaemonSet')['spec']['template']['spec']['containers'][0]
+
+
+def test_agent_supported_features(rendered):
+    # Volcano v1.15.0 cmd/agent/app/options/options.go: --supported-features defaults to
+    # OverSubscription,Eviction,Resources; pkg/agent/events/eventsmgr.go registers a handler only when
+    # config.IsFeatureSupported(handler name); the v2 handler's name is features.MemoryQoSV2Feature,
+    # "MemoryQoSV2" (pkg/agent/features/feature.go, pkg/agent/events/handlers/memoryqosv2).
+    args = _agent_container(rendered['defaults'])['args']
+    assert '--supported-features=MemoryQoSV2' in args
+    assert not [a for a in args if a.startswith(('--extend-resource', '--kube-cgroup-root'))]
+    assert 'CGROUP_DRIVER' not in {e['name'] for e in _agent_container(rendered['defaults'])['env']}
+    container = _agent_container(rendered['everything'])
+    features = [a for a in container['args'] if a.startswith('--supported-features=')]
+    assert features == ['--supported-features=MemoryQoSV2,CPUBurst,NetworkQoS,OverSubscription,Resources,Eviction,CPUThrottle']
+
+
+def test_agent_flags_and_cgroup_driver(rendered):
+    # cmd/agent/app/options/options.go: --extend-resource-memory-name, --extend-resource-cpu-name,
+    # --kube-cgroup-root; pkg/agent/utils/cgroup/cgroup.go GetCgroupDriver reads CGROUP_DRIVER first.
+    container = _agent_container(rendered['everything'])
+    assert '--extend-resource-memory-name=example.com/batch-memory' in container['args']
+    assert '--kube-cgroup-root=/kubelet' in container['args']
+    assert {'name': 'CGROUP_DRIVER', 'value': 'systemd'} in container['env']
+    # the kubelet's config.yaml and kubeadm-flags.env, which the agent reads next, are mounted where it looks
+    assert {'name': 'kubelet-root', 'mountPath': '/var/lib/kubelet', 'readOnly': True} in container['volumeMounts']
 
 
 def test_agent_host_access_follows_network_qos(rendered):
     default = _one(rendered['defaults'], 'DaemonSet')['spec']['template']['spec']
     assert 'initContainers' not in default
-    assert {v['name'] for v in default['volumes']} == {'host-sys-fs', 'host-proc-sys', 'proc-stat', 'kubelet-root', 'localtime'}
+    assert {v['name'] for v in default['volumes']} == {'host-sys-fs', 'host-proc-sys', 'proc-stat', 'proc-meminfo',
+                                                       'kubelet-root', 'localtime'}
     assert default['containers'][0]['securityContext'] == {'privileged': True}
     everything = _one(rendered['everything'], 'DaemonSet')['spec']['template']['spec']
     assert {v['name'] for v in everything['volumes']} >= {'host-etc', 'cni-plugin-dir', 'bwm-dir'}
@@ -325,3 +380,191 @@ def test_crd_defaults_apply_only_inside_memory_qos(rendered):
     assert _with_defaults(schema, _config({'memoryQos': {'lowRatio': 30}}))['spec']['memoryQos'] == {
         'highRatio': 100, 'lowRatio': 30, 'minRatio': 0}
     assert 'memoryQos' not in _with_defaults(schema, _config({'selector': {}}))['spec']
+
+
+# ---------------------------------------------------------------- the agent's own reading of its ConfigMap
+AGENTCONFIG_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'volcano', 'agentconfig')
+
+
+def _agentconfig_binary():
+    """Build tests/volcano/agentconfig (our Go program on Volcano's own agent config types) once per source."""
+    go = shutil.which('go')
+    if not go:
+        pytest.skip('go is not installed: tests/volcano/agentconfig reads the ConfigMap with Volcano\'s Go types')
+    digest = hashlib.sha256()
+    for name in ('go.mod', 'go.sum', 'main.go'):
+        with open(os.path.join(AGENTCONFIG_SOURCE, name), 'rb') as handle:
+            digest.update(handle.read())
+    cache = os.path.join(os.path.expanduser('~'), '.cache', 'numaops-colocation', 'go-tools')
+    binary = os.path.join(cache, 'agentconfig-' + digest.hexdigest()[:16])
+    if not os.access(binary, os.X_OK):
+        os.makedirs(cache, exist_ok=True)
+        proc = subprocess.run(['nice', '-n', '10', go, 'build', '-mod=readonly', '-o', binary + '.partial', '.'],
+                              cwd=AGENTCONFIG_SOURCE, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, 'building tests/volcano/agentconfig failed:\n' + proc.stdout + proc.stderr
+        os.replace(binary + '.partial', binary)
+    return binary
+
+
+def _agent_reports(tmp_path, documents):
+    binary = _agentconfig_binary()
+    paths = []
+    for name, text in documents.items():
+        path = tmp_path / ('%s.json' % name)
+        path.write_text(text)
+        paths.append(str(path))
+    proc = subprocess.run([binary] + paths, capture_output=True, text=True, check=False)
+    reports = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(reports) == len(paths), proc.stdout + proc.stderr
+    return dict(zip(documents, reports))
+
+
+def test_agent_reads_our_configmap_with_volcanos_types(rendered, tmp_path):
+    # tests/volcano/agentconfig unmarshals the document into Volcano v1.15.0's api.VolcanoAgentConfig
+    # (pkg/agent/config/api/types.go) as pkg/agent/config/configmgr.go does, applies its rewrite rule,
+    # merges it over DefaultColocationConfig like pkg/agent/config/utils MergerCfg and runs Validate()
+    # (pkg/agent/config/api/validate.go). Every variable set must decode without unknown keys, not be
+    # rewritten, validate, and switch memory QoS v2 on.
+    documents = dict((name, _one(objects, 'ConfigMap')['data']['colocation-config'])
+                     for name, objects in rendered.items())
+    # The document this role wrote before issue 15 (v1 key, no evictingConfig): the agent rewrites it.
+    documents['before_issue_15'] = json.dumps({'globalConfig': {
+        'memoryQosConfig': {'enable': True}, 'overSubscriptionConfig': {'enable': False}}})
+    reports = _agent_reports(tmp_path, documents)
+    before = reports.pop('before_issue_15')
+    assert before['would_rewrite'] and before['rewrite_reason'] == ['globalConfig.evictingConfig is missing']
+    assert before['memory_qos_v2'] is False and before['memory_qos_v1'] is True
+    for name, report in reports.items():
+        assert 'decode_error' not in report, (name, report)
+        assert 'unknown_fields' not in report, (name, report)
+        assert report['would_rewrite'] is False, (name, report)
+        assert report['validation_errors'] == [], (name, report)
+        assert report['memory_qos_v2'] is True and report['memory_qos_v1'] is False, (name, report)
+
+
+def test_agent_config_checker_sees_volcano_validation_errors(tmp_path):
+    # validate.go: low watermark above high is refused; a typo is an unknown field (the agent ignores it
+    # silently; the checker reports it); Go's encoding/json matches keys case-insensitively, so
+    # memoryQosV2config is memoryQosV2Config to the agent.
+    base = {'overSubscriptionConfig': {'enable': False},
+            'evictingConfig': {'evictingCPUHighWatermark': 20, 'evictingCPULowWatermark': 30}}
+    reports = _agent_reports(tmp_path, {
+        'watermarks': json.dumps({'globalConfig': base}),
+        'typo': json.dumps({'globalConfig': dict(base, memoryQosV3Config={'enable': True})}),
+        'case': json.dumps({'globalConfig': dict(base, memoryQosV2config={'enable': True})}),
+        'no_global': json.dumps({'nodesConfig': []}),
+    })
+    assert reports['watermarks']['validation_errors'] == [
+        'globalConfig: cpu evicting low watermark is higher than high watermark']
+    assert 'memoryQosV3Config' in reports['typo']['unknown_fields']
+    assert reports['typo']['memory_qos_v2'] is False
+    assert 'unknown_fields' not in reports['case'] and reports['case']['memory_qos_v2'] is True
+    assert 'globalConfig is missing' in reports['no_global']['decode_error']
+
+
+# ---------------------------------------------------------------- node labels and foreign objects (templates)
+TEMPLATE_PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  vars_files:
+    - {role}/vars/main.yml
+  tasks:
+    - name: Evaluate
+      ansible.builtin.copy:
+        content: "{{{{ lookup('ansible.builtin.template', '{role}/templates/' ~ template) | from_yaml | to_json }}}}"
+        dest: "{{{{ out }}}}"
+        mode: "0600"
+"""
+
+
+def _template(tmp_path, template, variables):
+    playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
+    role = os.path.join(_collections_path(), 'ansible_collections', 'numaops', 'colocation', 'roles', 'colocation_controller')
+    (tmp_path / 'play.yml').write_text(TEMPLATE_PLAYBOOK.format(role=role))
+    out = tmp_path / 'out.json'
+    (tmp_path / 'vars.json').write_text(json.dumps(dict(variables, template=template, out=str(out))))
+    proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(tmp_path / 'play.yml'),
+                           '-e', '@' + str(tmp_path / 'vars.json'), '-e', 'ansible_python_interpreter=' + sys.executable],
+                          env=dict(os.environ, ANSIBLE_NOCOLOR='1', ANSIBLE_LOCALHOST_WARNING='0'),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out.read_text())
+
+
+MARK = 'numaops.colocation/colocation-label-before'
+LABEL = 'volcano.sh/colocation'
+
+
+def _node(name, label=None, mark=None):
+    meta = {'name': name, 'labels': {'kubernetes.io/hostname': name}, 'annotations': {}}
+    if label is not None:
+        meta['labels'][LABEL] = label
+    if mark is not None:
+        meta['annotations'][MARK] = mark
+    return {'metadata': meta}
+
+
+NODES = [
+    _node('a'),                           # unlabelled
+    _node('b', label='true'),             # labelled by an administrator
+    _node('c', label='true', mark=''),    # labelled by us, label absent before
+    _node('d', label='true', mark='false'),  # labelled by us, label was "false" before
+    _node('e', label='false'),            # an administrator said false
+    _node('f', label='false', mark=''),   # labelled by us, someone set false since
+    _node('g'),                           # selected by the selector only
+]
+
+
+@pytest.mark.parametrize('state,wanted,selected,expected', [
+    ('present', ['a', 'b', 'd', 'e', 'f'], ['g'],
+     {'label': [{'name': 'a', 'before': ''}, {'name': 'e', 'before': 'false'}, {'name': 'f', 'before': ''},
+                {'name': 'g', 'before': ''}],
+      'restore': [{'name': 'c', 'before': ''}], 'missing': []}),
+    ('present', [], [], {'label': [], 'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                  {'name': 'f', 'before': ''}], 'missing': []}),
+    ('present', ['a', 'zz', 'yy'], [], {'label': [{'name': 'a', 'before': ''}],
+                                        'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                    {'name': 'f', 'before': ''}], 'missing': ['yy', 'zz']}),
+    # state=absent gives back every node the role labelled, whatever the lists say
+    ('absent', ['a', 'c'], ['g'], {'label': [], 'restore': [{'name': 'c', 'before': ''}, {'name': 'd', 'before': 'false'},
+                                                            {'name': 'f', 'before': ''}], 'missing': []}),
+])
+def test_node_label_changes(tmp_path, state, wanted, selected, expected):
+    variables = {'colocation_controller_state': state, 'colocation_controller_label_nodes': wanted,
+                 '_colocation_controller_all_nodes': {'resources': NODES},
+                 '_colocation_controller_selected_nodes': {'resources': [n for n in NODES if n['metadata']['name'] in selected]}}
+    assert _template(tmp_path, 'node_changes.j2', variables) == expected
+
+
+def _existing(*pairs):
+    return {'results': [{'item': want, 'resources': [have] if have else []} for want, have in pairs]}
+
+
+def test_foreign_objects_helm_and_selector(tmp_path):
+    # installer/helm/chart/volcano/templates/agent.yaml (v1.15.0): DaemonSet <release>-agent with selector
+    # name=volcano-agent; Helm marks what it installs with app.kubernetes.io/managed-by=Helm and
+    # meta.helm.sh/release-name / release-namespace.
+    ours = {'apiVersion': 'apps/v1', 'kind': 'DaemonSet', 'metadata': {'name': 'volcano-agent', 'namespace': 'volcano-system'},
+            'spec': {'selector': {'matchLabels': {'app': 'volcano-agent'}}}}
+    sa = {'apiVersion': 'v1', 'kind': 'ServiceAccount', 'metadata': {'name': 'volcano-agent', 'namespace': 'volcano-system'}}
+    crd = {'apiVersion': 'apiextensions.k8s.io/v1', 'kind': 'CustomResourceDefinition',
+           'metadata': {'name': 'colocationconfigurations.config.volcano.sh'}}
+    helm_meta = {'labels': {'app.kubernetes.io/managed-by': 'Helm'},
+                 'annotations': {'meta.helm.sh/release-name': 'volcano', 'meta.helm.sh/release-namespace': 'volcano-system'}}
+    found = _template(tmp_path, 'foreign_objects.j2', {'_colocation_controller_existing': _existing(
+        (crd, {'metadata': dict(helm_meta, name=crd['metadata']['name'])}),
+        (sa, {'metadata': {'name': 'volcano-agent', 'annotations': {'meta.helm.sh/release-name': 'v2'}}}),
+        (ours, {'metadata': {'name': 'volcano-agent', 'labels': {'app.kubernetes.io/managed-by': 'numaops.colocation'}},
+                'spec': {'selector': {'matchLabels': {'name': 'volcano-agent'}}}}),
+    )})
+    assert found == [
+        'CustomResourceDefinition colocationconfigurations.config.volcano.sh: installed by Helm release volcano (namespace volcano-system)',
+        'ServiceAccount volcano-system/volcano-agent: installed by Helm release v2 (namespace ?)',
+        'DaemonSet volcano-system/volcano-agent: exists with spec.selector {"matchLabels": {"name": "volcano-agent"}} '
+        '(ours is {"matchLabels": {"app": "volcano-agent"}}; a selector cannot be changed)',
+    ]
+    # our own objects, absent objects and objects without Helm's marks with our selector pass
+    assert _template(tmp_path, 'foreign_objects.j2', {'_colocation_controller_existing': _existing(
+        (ours, {'metadata': {'name': 'volcano-agent'}, 'spec': {'selector': {'matchLabels': {'app': 'volcano-agent'}}}}),
+        (sa, None), (crd, {'metadata': {'name': crd['metadata']['name'], 'labels': None, 'annotations': None}}),
+    )}) == []

@@ -169,3 +169,51 @@ def test_driver_from_kubelet_config_invalid_value():
 ])
 def test_driver_from_tree(present, root, expected):
     assert cg.driver_from_tree(lambda rel: rel in present, root) == expected
+
+
+# ---------------------------------------------------------------- the Volcano agent's driver sources
+# Volcano v1.14.1 / v1.15.0 pkg/agent/utils/cgroup/cgroup.go: GetCgroupDriver, parseKubeletConfig,
+# parseCgroupDriverFromCmdline.
+@pytest.mark.parametrize('text,expected', [
+    ('KUBELET_KUBEADM_ARGS="--cgroup-driver=systemd --pod-infra-container-image=x"\n', 'systemd'),
+    ('KUBELET_KUBEADM_ARGS="--pod-infra-container-image=x --cgroup-driver cgroupfs"\n', 'cgroupfs'),
+    ("KUBELET_EXTRA_ARGS='--cgroup-driver=cgroupfs'\n", 'cgroupfs'),
+    ('--cgroup-driver=cgroupfs --cgroup-driver=systemd', 'systemd'),   # the last flag wins (kubelet)
+    ('# --cgroup-driver=cgroupfs\nKUBELET_KUBEADM_ARGS=""\n', None),
+    ('KUBELET_KUBEADM_ARGS="--cgroup-drivers=x --my-cgroup-driver=cgroupfs"', None),
+    ('', None),
+])
+def test_driver_from_flags(text, expected):
+    assert cg.driver_from_flags(text) == expected
+
+
+def test_driver_from_flags_refuses_other_values():
+    with pytest.raises(cg.CgroupPathError, match='allowed: systemd, cgroupfs'):
+        cg.driver_from_flags('KUBELET_KUBEADM_ARGS="--cgroup-driver=cgroup"')
+
+
+def test_driver_from_file_setting_then_flag():
+    assert cg.driver_from_file('kind: KubeletConfiguration\ncgroupDriver: systemd\n') == 'systemd'
+    assert cg.driver_from_file('KUBELET_KUBEADM_ARGS="--cgroup-driver=cgroupfs"') == 'cgroupfs'
+    assert cg.driver_from_file('apiVersion: v1\nkind: Config\n') is None   # /etc/kubernetes/kubelet.conf, a kubeconfig
+
+
+def test_driver_from_cmdline():
+    files = {'/etc/k/config.yaml': 'cgroupDriver: cgroupfs\n', '/etc/k/empty.yaml': 'kind: KubeletConfiguration\n'}
+    read = files.get
+    assert cg.driver_from_cmdline(['kubelet', '--cgroup-driver=systemd', '--config=/etc/k/config.yaml'], read) \
+        == ('systemd', '--cgroup-driver')
+    assert cg.driver_from_cmdline(['kubelet', '--cgroup-driver', 'cgroupfs'], read) == ('cgroupfs', '--cgroup-driver')
+    assert cg.driver_from_cmdline(['kubelet', '--config', '/etc/k/config.yaml'], read) == ('cgroupfs', '/etc/k/config.yaml')
+    assert cg.driver_from_cmdline(['kubelet', '--config=/etc/k/empty.yaml'], read) == (None, None)
+    assert cg.driver_from_cmdline(['kubelet', '--config=/missing'], read) == (None, None)
+    assert cg.driver_from_cmdline([], read) == (None, None)
+
+
+def test_choose_driver_first_source_wins_and_reports_disagreement():
+    # GetCgroupDriver: environment, then the files, then the process; the first answer is taken.
+    assert cg.choose_driver([('env', None), ('config.yaml', 'systemd'), ('cmdline', 'systemd')]) \
+        == ('systemd', 'config.yaml', [])
+    assert cg.choose_driver([('env', 'cgroupfs'), ('config.yaml', 'systemd')]) \
+        == ('cgroupfs', 'env', [('config.yaml', 'systemd')])
+    assert cg.choose_driver([('env', None)]) == (None, None, [])

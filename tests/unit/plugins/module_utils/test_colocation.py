@@ -359,8 +359,47 @@ def test_parse_annotation(value, expected):
     assert co.parse_annotation(value) == expected
 
 
-@pytest.mark.parametrize('value', ['{', '[]', '"x"', '{"memoryQos":[]}', '{"memoryQos":{"highRatio":150}}',
-                                   '{"memoryQos":{"highRatio":"80"}}', '{"memoryQos":{"lowRatio":1.5}}'])
+# Go's encoding/json (as Volcano's agent reads the annotation, pkg/agent/events/handlers/memoryqosv2
+# parseColocationConfig, json.Unmarshal into volcano.sh/apis config/v1alpha1 Configuration):
+GO_JSON_CASES = [
+    ('JSON null: Unmarshal leaves the struct empty, a reset', 'null', {}),
+    ('keys match case-insensitively', '{"MemoryQos":{"HighRatio":50}}',
+     {'memoryQos': {'highRatio': 50, 'lowRatio': 0, 'minRatio': 0}}),
+    ('upper-case keys', '{"MEMORYQOS":{"LOWRATIO":7,"minratio":3}}',
+     {'memoryQos': {'highRatio': 0, 'lowRatio': 7, 'minRatio': 3}}),
+    ('Unicode simple folding: U+017F is s', u'{"memoryQo\u017f":{"highRatio":60}}',
+     {'memoryQos': {'highRatio': 60, 'lowRatio': 0, 'minRatio': 0}}),
+    ('not a fold: U+0130 is not i', u'{"memoryQos":{"h\u0130ghRatio":60}}',
+     {'memoryQos': {'highRatio': 0, 'lowRatio': 0, 'minRatio': 0}}),
+    ('duplicate key: the later wins', '{"memoryQos":{"highRatio":10,"highRatio":20}}',
+     {'memoryQos': {'highRatio': 20, 'lowRatio': 0, 'minRatio': 0}}),
+    ('second memoryQos decodes into the first', '{"memoryQos":{"highRatio":10,"lowRatio":5},"MemoryQos":{"highRatio":30}}',
+     {'memoryQos': {'highRatio': 30, 'lowRatio': 5, 'minRatio': 0}}),
+    ('a later memoryQos null drops the earlier one', '{"memoryQos":{"highRatio":10},"memoryqos":null}', {}),
+    ('a ratio null keeps its value', '{"memoryQos":{"highRatio":10,"highRatio":null}}',
+     {'memoryQos': {'highRatio': 10, 'lowRatio': 0, 'minRatio': 0}}),
+    ('unknown keys of any type are ignored', '{"x":[1,{"y":null}],"memoryQos":{"z":"w","minRatio":1}}',
+     {'memoryQos': {'highRatio': 0, 'lowRatio': 0, 'minRatio': 1}}),
+]
+
+
+@pytest.mark.parametrize('value,expected', [c[1:] for c in GO_JSON_CASES], ids=[c[0] for c in GO_JSON_CASES])
+def test_parse_annotation_like_go_encoding_json(value, expected):
+    assert co.parse_annotation(value) == expected
+
+
+def test_go_fold():
+    assert co.go_fold('memoryQos') == co.go_fold('MEMORYQOS') == co.go_fold(u'memoryQo\u017f') == 'MEMORYQOS'
+    assert co.go_fold(u'\u212aey') == co.go_fold('key')
+
+
+# What Go refuses (json.Unmarshal returns an error, the agent emits ColocationConfigParseFailed and skips
+# the pod), and, deliberately beyond the agent, ratios outside the CRD's 0-100.
+@pytest.mark.parametrize('value', ['{', '[]', '"x"', '5', '{"memoryQos":[]}', '{"memoryQos":5}', '{"memoryQos":"x"}',
+                                   '{"memoryQos":{"highRatio":150}}', '{"memoryQos":{"lowRatio":-1}}',
+                                   '{"memoryQos":{"highRatio":"80"}}', '{"memoryQos":{"lowRatio":1.5}}',
+                                   '{"memoryQos":{"lowRatio":1e1}}', '{"memoryQos":{"lowRatio":true}}',
+                                   '{"memoryQos":{"lowRatio":9223372036854775808}}', '{"memoryQos":{"lowRatio":NaN}}'])
 def test_parse_annotation_invalid(value):
     with pytest.raises(co.ColocationConfigError) as err:
         co.parse_annotation(value, owner='team/p')
@@ -419,8 +458,21 @@ ANN_CASES = [
      {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, {co.ANNOTATION_CONFIG: '{}'}),
     ('already reset', pod({}, {co.ANNOTATION_CONFIG: '{}'}), [],
      {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, None),
-    ('reset with memoryQos null is already reset', pod({}, {co.ANNOTATION_CONFIG: '{"memoryQos":null}'}), [],
-     {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, None),
+    # Volcano v1.15.0 pkg/controllers/colocationconfig/colocation_config_controller_handler.go
+    # resetColocationConfigForPod compares the annotation maps exactly: anything but "{}" is rewritten.
+    ('reset with memoryQos null is rewritten to {}', pod({}, {co.ANNOTATION_CONFIG: '{"memoryQos":null}'}), [],
+     {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, {co.ANNOTATION_CONFIG: '{}'}),
+    ('reset with JSON null is rewritten to {}', pod({}, {co.ANNOTATION_CONFIG: 'null'}), [],
+     {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, {co.ANNOTATION_CONFIG: '{}'}),
+    ('reset with spaces is rewritten to {}', pod({}, {co.ANNOTATION_CONFIG: '{ }'}), [],
+     {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, {co.ANNOTATION_CONFIG: '{}'}),
+    # getModifiedPod: json.Unmarshal (case-insensitive keys, null is an empty Configuration) then DeepEqual
+    ('winner: other key case is equal (Go encoding/json)',
+     pod({}, {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{"MemoryQos":{"HIGHRATIO":80,"lowratio":20,"minRatio":10}}'}),
+     [cfg('c', selector={}, memory_qos={'highRatio': 80, 'lowRatio': 20, 'minRatio': 10})],
+     {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: CONF80}, None),
+    ('winner without memoryQos: JSON null is equal', pod({}, {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: 'null'}),
+     [cfg('c', selector={})], {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{}'}, None),
     ('empty value is not a reset', pod({}, {co.ANNOTATION_CONFIG: ''}), [],
      {co.ANNOTATION_CONFIG_NAME: None, co.ANNOTATION_CONFIG: '{}'}, {co.ANNOTATION_CONFIG: '{}'}),
     ('never managed, no match: nothing', pod({'a': 'b'}, {'other': 'x'}), [cfg('c', selector={'matchLabels': {'a': 'c'}})],

@@ -457,3 +457,51 @@ def test_plan_node_transitions_keep_invariant(ratios_before, ratios_after):
     after = [mq.pod_plan(p, {'ratios': ratios_after}, 'systemd', '', 4096) for p in pods]
     result = mq.plan_node(after, snap, children, top, True, 4096)
     assert mq.check_order(result['writes'], snap, _parents(children)) is None
+
+
+# ---------------------------------------------------------------- Volcano parity
+READY = {'type': 'Ready', 'status': 'True'}
+
+
+# Volcano v1.15.0 pkg/agent/events/probes/pods/pods.go enqueuePod: Ready=True and no deletionTimestamp.
+@pytest.mark.parametrize('pod,handled', [
+    ({'status': {'conditions': [READY]}}, True),
+    ({'status': {'phase': 'Pending', 'conditions': [{'type': 'PodScheduled', 'status': 'True'}, READY]}}, True),
+    ({'status': {'conditions': [{'type': 'Ready', 'status': 'False'}]}}, False),
+    ({'status': {'conditions': [{'type': 'Ready', 'status': 'Unknown'}]}}, False),
+    ({'status': {'phase': 'Running'}}, False),
+    ({'metadata': {'deletionTimestamp': '2026-11-29T09:00:00Z'}, 'status': {'conditions': [READY]}}, False),
+    ({}, False),
+])
+def test_pod_handled_like_the_agents_pod_probe(pod, handled):
+    assert (mq.pod_handled(pod) is None) is handled
+
+
+def test_batch_memory_name_is_configurable():
+    # cmd/agent/app/options/options.go --extend-resource-memory-name; memoryqosv2 getMemoryQuantity
+    resources = {'memory': '4Gi', 'example.com/memory': '2Gi', 'kubernetes.io/batch-memory': '1Gi'}
+    assert mq.memory_bytes(resources, -1) == 2 ** 30
+    assert mq.memory_bytes(resources, -1, batch_memory='example.com/memory') == 2 * 2 ** 30
+    assert mq.memory_bytes(resources, 2, batch_memory='example.com/memory') == 4 * 2 ** 30   # LC: memory
+
+
+def _volcano_int64(quantity, ratio):
+    """What Volcano's memoryqosv2 handler computes: quantity.Value() * int64(ratio) / 100 in Go int64
+    (two's complement wrap on the product, division truncating toward zero)."""
+    product = (quantity * ratio) & (2 ** 64 - 1)
+    if product >= 2 ** 63:
+        product -= 2 ** 64
+    return int(product / 100) if product < 0 else product // 100
+
+
+def test_huge_quantities_exact_where_volcano_wraps():
+    # Deliberate deviation (docs/memory_qos.md): 1Ei x highRatio 80 wraps to 0 in Volcano (memory.high 0
+    # would throttle the container to nothing); we compute exactly.
+    ei = 2 ** 60
+    assert _volcano_int64(ei, 80) == 0
+    values = mq.container_values({'resources': {'limits': {'memory': '1Ei'}, 'requests': {'memory': '1Ei'}}},
+                                 {'highRatio': 80, 'lowRatio': 50, 'minRatio': 10}, 0)
+    assert values[mq.MEMORY_HIGH] == ei * 80 // 100
+    assert values[mq.MEMORY_LOW] == ei // 2 != _volcano_int64(ei, 50)    # Volcano: 1Ei x 50 wraps as well
+    # below the wrap (quantity x ratio < 2**63, about 92 PB / ratio) both agree exactly
+    assert _volcano_int64(3 * 2 ** 30 + 7, 33) == (3 * 2 ** 30 + 7) * 33 // 100

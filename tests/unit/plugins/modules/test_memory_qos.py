@@ -27,6 +27,9 @@ GI = 2 ** 30
 def run(capsys, check=False, diff=False, **args):
     args.setdefault('cgroup_driver', 'auto')
     args.setdefault('kubelet_config_path', '/nonexistent/kubelet/config.yaml')
+    # hermetic: no kubelet files or kubelet process of the machine running the tests
+    args.setdefault('kubelet_flags_files', ['/nonexistent/kubelet/kubeadm-flags.env'])
+    args.setdefault('proc_root', '/nonexistent/proc')
     return run_module(memory_qos, capsys, check_mode=check, diff=diff, **args)
 
 
@@ -450,8 +453,93 @@ def test_node_name_filter_and_terminal_pods(capsys, node):
     standin, pods, configs = node
     pods[1]['spec']['nodeName'] = 'node-2'
     pods[2]['status']['phase'] = 'Succeeded'
+    pods[2]['status']['conditions'] = [{'type': 'Ready', 'status': 'False', 'reason': 'PodCompleted'}]
     res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, node_name='node-1', check=True)
     assert [p['name'] for p in res['pods']] == ['offline']
+    assert res['ignored'] == 1
+
+
+# Volcano v1.15.0 pkg/agent/events/probes/pods/pods.go enqueuePod: a pod is handled only when a condition
+# Ready is True and deletionTimestamp is nil; every other pod's cgroup files stay as they are.
+@pytest.mark.parametrize('change', [
+    ('not Ready', lambda p: p['status'].__setitem__('conditions', [{'type': 'Ready', 'status': 'False'}])),
+    ('no conditions', lambda p: p['status'].pop('conditions')),
+    ('only other conditions', lambda p: p['status'].__setitem__('conditions', [
+        {'type': 'ContainersReady', 'status': 'True'}, {'type': 'PodScheduled', 'status': 'True'}])),
+    ('being deleted', lambda p: p['metadata'].__setitem__('deletionTimestamp', '2026-11-29T09:00:00Z')),
+], ids=lambda c: c[0])
+def test_only_ready_pods_not_being_deleted_are_handled(capsys, node, change):
+    standin, pods, configs = node
+    before = standin.read(cont_dir(pods[0]), 'memory.high')
+    change[1](pods[0])
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert 'offline' not in [p['name'] for p in res['pods']]
+    assert res['ignored'] == 1
+    assert standin.read(cont_dir(pods[0]), 'memory.high') == before
+    assert not [w for w in res['writes'] if w['cgroup'].startswith(pod_dir(pods[0]))]
+
+
+def test_batch_memory_resource_name(capsys, tmp_path):
+    # cmd/agent/app/options/options.go --extend-resource-memory-name; pkg/agent/apis/types.go
+    # GetExtendResourceMemory; memoryqosv2 getMemoryQuantity uses it for LS/BE (level <= 1) pods.
+    pods = [make_pod('offline', annotations={'volcano.sh/qos-level': 'BE'},
+                     containers=[container('a', {'memory': '4Gi', 'example.com/memory': '2Gi', 'kubernetes.io/batch-memory': '1Gi'},
+                                           {'memory': '4Gi'})])]
+    standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods)
+    cfgs = [make_config('c', selector={}, memory_qos={'highRatio': 50})]
+    res = run(capsys, pods=pods, configs=cfgs, cgroup_root=standin.root, batch_memory_resource='example.com/memory',
+              check=True)
+    assert res['pods'][0]['containers'][0]['expected']['memory.high'] == str(GI)
+    res = run(capsys, pods=pods, configs=cfgs, cgroup_root=standin.root, check=True)
+    assert res['pods'][0]['containers'][0]['expected']['memory.high'] == str(GI // 2)
+
+
+def _kubelet_process(tmp_path, args):
+    proc = tmp_path / 'proc' / '4242'
+    proc.mkdir(parents=True)
+    (proc / 'comm').write_text('kubelet\n')
+    (proc / 'cmdline').write_bytes(b'\0'.join(a.encode() for a in args) + b'\0')
+    (tmp_path / 'proc' / 'self').mkdir()
+    return str(tmp_path / 'proc')
+
+
+# Volcano v1.15.0 pkg/agent/utils/cgroup/cgroup.go GetCgroupDriver: CGROUP_DRIVER, then
+# /var/lib/kubelet/config.yaml, /etc/kubernetes/kubelet.conf, /var/lib/kubelet/kubeadm-flags.env, then the
+# kubelet process's --cgroup-driver, else its --config file.
+def test_driver_from_kubeadm_flags(capsys, tmp_path):
+    pods = [make_pod('p', labels={})]
+    standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods, driver='cgroupfs')
+    flags = tmp_path / 'kubeadm-flags.env'
+    flags.write_text('KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///run/containerd/containerd.sock '
+                     '--cgroup-driver=cgroupfs"\n')
+    res = run(capsys, pods=pods, configs=[], cgroup_root=standin.root, kubelet_flags_files=[str(flags)], check=True)
+    assert res['cgroup_driver'] == 'cgroupfs' and res['cgroup_driver_source'] == str(flags)
+
+
+def test_driver_from_the_kubelet_command_line(capsys, tmp_path):
+    pods = [make_pod('p', labels={})]
+    standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods, driver='cgroupfs')
+    config = tmp_path / 'kubelet.yaml'
+    config.write_text('kind: KubeletConfiguration\ncgroupDriver: cgroupfs\n')
+    proc = _kubelet_process(tmp_path, ['/usr/bin/kubelet', '--config', str(config), '--v=2'])
+    res = run(capsys, pods=pods, configs=[], cgroup_root=standin.root, proc_root=proc, check=True)
+    assert res['cgroup_driver'] == 'cgroupfs'
+    assert res['cgroup_driver_source'] == 'kubelet command line (%s)' % config
+
+
+def test_driver_environment_first_and_disagreement_warned(capsys, tmp_path, monkeypatch):
+    pods = [make_pod('p', labels={})]
+    standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods, driver='systemd')
+    config = tmp_path / 'config.yaml'
+    config.write_text('cgroupDriver: cgroupfs\n')
+    monkeypatch.setenv('CGROUP_DRIVER', 'systemd')
+    res = run(capsys, pods=pods, configs=[], cgroup_root=standin.root, kubelet_config_path=str(config), check=True)
+    assert res['cgroup_driver'] == 'systemd' and res['cgroup_driver_source'] == 'environment CGROUP_DRIVER'
+    assert any('disagree' in w and 'kubelet_config says cgroupfs' in w for w in warnings_of(res))
+    monkeypatch.setenv('CGROUP_DRIVER', 'bogus')  # the agent ignores a value other than systemd/cgroupfs
+    res = run(capsys, pods=pods, configs=[], cgroup_root=standin.root, kubelet_config_path=str(config), check=True)
+    # ... so the config file's cgroupfs is taken, which this systemd node's tree refutes, clearly
+    assert res['failed'] is True and 'driver cgroupfs (from kubelet_config)' in res['msg']
 
 
 def test_unsafe_uid_is_skipped_with_warning_and_nothing_outside_written(capsys, node, tmp_path):
