@@ -43,7 +43,7 @@ stage_units() {
 }
 stage_integration() {
   log "ansible-test integration (local, python $PYVER)"
-  (cd "$(coll_tree)" && ansible-test integration --color no --local --python "$PYVER" --allow-destructive)
+  (cd "$(coll_tree)" && NUMAOPS_REPO_ROOT="$NUMAOPS_ROOT" ansible-test integration --color no --local --python "$PYVER" --allow-destructive)
 }
 stage_lint() {
   log "ansible-lint (production profile)"

@@ -19,9 +19,10 @@ Facts this encodes (checked against Debian's containerd 1.6.20, 1.7.24 and 2.1.9
   containerd 1.6 has no NRI v0.3+ plugin.
 * The NRI table's types are containerd's ``internal/nri/config.go`` ``Config`` struct (v2.2.1 to v2.4.2):
   bools ``disable`` and ``disable_connections``, strings for the paths, Go duration strings for the
-  timeouts, and (containerd 2.2+) the ``default_validator`` table of NRI's ``DefaultValidatorConfig``
-  (github.com/containerd/nri v0.12.3 ``plugins/default-validator``). A value of another type makes
-  containerd refuse to load the NRI plugin.
+  timeouts (an integer is accepted as nanoseconds), and (containerd 2.2+) the ``default_validator`` table of
+  NRI's ``DefaultValidatorConfig`` (github.com/containerd/nri v0.12.3 ``plugins/default-validator``; 2.1 logs
+  it as an unknown key). Checked against the Debian 1.7.24 and 2.1.9 and a 2.4.2 binary: a value of another
+  type makes containerd exit at start.
 * Its defaults are the same in 1.7 and 2.x except ``disable``: 1.7 ships NRI disabled, 2.x enabled.
   So the module always writes ``disable`` explicitly.
 * containerd 1.7 refuses ``version = 3``; a file without ``version`` is a version 1 file (1.7 then
@@ -316,7 +317,11 @@ def validate_nri_table(path, table, label=None):
         elif kind == 'string' and not isinstance(value, str):
             bad = 'a string'
         elif kind == 'duration':
-            if not isinstance(value, str):
+            if isinstance(value, int) and not isinstance(value, bool):
+                # containerd's Duration is an int64 of nanoseconds: an integer is taken as nanoseconds
+                warnings.append('%s: %s %s = %d is read by containerd as %d nanoseconds; write a duration string '
+                                'such as "2s" if that is not meant.' % (path, where, name, value, value))
+            elif not isinstance(value, str):
                 bad = 'a Go duration string such as "5s"'
             else:
                 try:
@@ -348,7 +353,8 @@ def validate_nri_table(path, table, label=None):
                 check(sub, value[sub], subkind, prefix='default_validator.')
     if errors:
         raise ContainerdConfigError(
-            '%s: the NRI table %s has %s; containerd would fail to load the NRI plugin with this file. Fix it by hand '
+            '%s: the NRI table %s has %s; containerd refuses to start with this file (1.7: "Can\'t convert ...", 2.x: '
+            '"toml: cannot decode ..."). Fix it by hand '
             '(or remove the key to get containerd\'s default). The file was not changed.'
             % (path, where, '; '.join(errors)))
     return warnings

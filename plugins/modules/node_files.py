@@ -232,7 +232,7 @@ def _write(module, path, data, mode, create_parents):
     directory = os.path.dirname(path) or '.'
     if not os.path.isdir(directory):
         if not create_parents:
-            raise NodeFileError('cannot write %s: directory %s does not exist.' % (path, directory))
+            raise NodeFileError('cannot write %s: directory %s does not exist. Nothing was changed.' % (path, directory))
         try:
             os.makedirs(directory, 0o755)
         except OSError as err:
