@@ -145,6 +145,17 @@ options:
     type: path
 notes:
   - A reboot is needed for the arguments to take effect; use RV(reboot_required) with M(ansible.builtin.reboot).
+  - Where C(/etc/kernel/cmdline) exists (next to the C(default) directory of O(grub_defaults_path); RHEL 9,
+    Fedora), it is kept in step with the same arguments, because C(kernel-install) builds the boot entry of a
+    kernel installed later from it. It is never created.
+  - A file that is a symbolic link stays a link; its target is written. Line endings (CRLF) and bytes that are
+    not UTF-8 (Latin-1 comments, menu entry titles) are kept. Refused, naming the file and the reason, before
+    anything is written - a NUL byte, a directory, C(/etc/default/grub), C(/etc/kernel/cmdline) or a BLS entry
+    above 1 MiB, a grub.cfg above 8 MiB, an immutable or append-only file (C(chattr +i)/C(+a)).
+  - Each file is replaced atomically, but the set is not - a run killed between two renames leaves e.g.
+    C(/etc/default/grub) new and grub.cfg old, and the next run finishes the job (it compares every file with
+    the wanted arguments). It also removes temporary files an interrupted run left
+    (C(.<name>.<8 characters>.numaops), only ours, only those no running process holds) and says so in RV(notes).
   - The C(grubby) backend does not regenerate grub.cfg; BLS entries carry the arguments.
   - Snippets in C(/etc/default/grub.d/) that overwrite C(GRUB_CMDLINE_LINUX*) are detected by the check of the
     generated file - the run fails and restores every file.
