@@ -70,8 +70,6 @@ def read_limited(path, limit, what='file'):
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        if os.path.islink(path):
-            return None
         return None
     except OSError as exc:
         raise NodeFileError('cannot read %s: %s' % (path, os_error_text(exc)))
@@ -182,8 +180,8 @@ def check_writable(path):
 
 def temp_pattern(path):
     """The regular expression of our temporary files for ``path`` (its basename)."""
-    return re.compile(r'^\.%s\.%s%s(?:\.new)?$' % (re.escape(os.path.basename(path)), _TEMP_RANDOM,
-                                                    re.escape(TEMP_SUFFIX)))
+    name = re.escape(os.path.basename(path))
+    return re.compile(r'^\.%s\.%s%s(?:\.new)?$' % (name, _TEMP_RANDOM, re.escape(TEMP_SUFFIX)))
 
 
 class TempFile(object):

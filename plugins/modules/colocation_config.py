@@ -271,12 +271,12 @@ def summary(obj):
     return out
 
 
-
 def _exit(module, **result):
     """exit_json, with the diff only in diff mode (--diff), as every module of the collection does."""
     if not module._diff:
         result.pop('diff', None)
     module.exit_json(**result)
+
 
 def main():
     module = AnsibleModule(
@@ -310,7 +310,7 @@ def main():
         if not crd_installed(api, host):
             if state == 'absent':
                 _exit(module, changed=False, result={}, diff={'before': {}, 'after': {}},
-                                 msg='The %s CRD is not installed, so %s does not exist.' % (KIND, owner))
+                      msg='The %s CRD is not installed, so %s does not exist.' % (KIND, owner))
             fail(module, CRD_MISSING % host)
         try:
             existing = api.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)

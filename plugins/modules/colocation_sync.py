@@ -277,12 +277,12 @@ class Reconciler(object):
         return None
 
 
-
 def _exit(module, **result):
     """exit_json, with the diff only in diff mode (--diff), as every module of the collection does."""
     if not module._diff:
         result.pop('diff', None)
     module.exit_json(**result)
+
 
 def main():
     module = AnsibleModule(

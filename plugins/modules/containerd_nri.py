@@ -27,9 +27,9 @@ description:
     (C("...") or C('...') quoting, dotted keys, inline table) and never added twice.
   - A missing or empty file gets a minimal valid config for the detected containerd (C(version) included),
     when its directory exists. A missing directory, or a O(path) that is a symbolic link to a file that does
-    not exist (dangling link), is refused unless O(create=true). An existing link is kept: its target is edited.
+    not exist (dangling link), is refused unless O(create=true). An existing link is kept, and its target is edited.
   - Files larger than 1 MiB, directories, non-UTF-8 files and files with NUL bytes are refused with the file
-    and the reason; immutable files (C(chattr +i)) are refused before anything is written.
+    and the reason. Immutable files (C(chattr +i)) are refused before anything is written.
   - k3s and rke2 regenerate their containerd C(config.toml) from C(config.toml.tmpl) (C(config-v3.toml.tmpl)
     with containerd 2) at every start and say so in its first line (C(DO NOT EDIT)). A change to such a
     file is refused with that advice (O(template=refuse)), or made in the template the header names

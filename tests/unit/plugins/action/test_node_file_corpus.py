@@ -199,7 +199,7 @@ def build(base):
     _d, path = place('crlf', data=crlf)
     cases.append(Case('CRLF kept', 'numaops.colocation.containerd_nri',
                       dict(path=path, containerd_version='1.7.24', containerd_binary=missing), [path], 'changed',
-                      changed_files=[path], release='1.7', after=lambda p: _all_crlf(p)))
+                      changed_files=[path], release='1.7', after=_all_crlf))
     _d, path = place('latin1', data=b'# Konfiguration f\xfcr containerd\nversion = 2\n')
     cases.append(Case('Latin-1 comment refused', 'numaops.colocation.containerd_nri',
                       dict(path=path, containerd_version='1.7.24', containerd_binary=missing), [path], 'failed',
@@ -294,8 +294,6 @@ def corpus_fixture(tmp_path_factory):
         for path in immutable:
             chattr('-i', path)
     return dict((case.name, case) for case in cases)
-
-
 
 
 def test_every_case(corpus):
