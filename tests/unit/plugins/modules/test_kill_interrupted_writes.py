@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 
+import ansible
 import ansible_collections
 
 TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -32,9 +33,12 @@ SEED = 16
 
 
 def pythonpath():
+    """This collection and the ansible-core of this test run (ansible-test puts both on its own PYTHONPATH)."""
     for entry in ansible_collections.__path__:
         if os.path.isdir(os.path.join(entry, 'numaops', 'colocation')):
-            return os.path.dirname(entry)
+            parts = [os.path.dirname(entry), os.path.dirname(os.path.dirname(ansible.__file__))]
+            parts.extend(p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p)
+            return os.pathsep.join(parts)
     raise AssertionError('the collection is not importable')
 
 
