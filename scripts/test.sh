@@ -46,7 +46,7 @@ stage_integration() {
   log "ansible-test integration (local, python $PYVER)"
   # integration:a,b runs only targets a and b
   local targets=(); [ -z "${1:-}" ] || IFS=, read -r -a targets <<<"$1"
-  (cd "$(coll_tree)" && NUMAOPS_REPO_ROOT="$NUMAOPS_ROOT" ansible-test integration --color no --local --python "$PYVER" \
+  (cd "$(coll_tree)" && ansible-test integration --color no --local --python "$PYVER" \
     --allow-destructive "${targets[@]}")
 }
 stage_lint() {
