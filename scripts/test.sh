@@ -4,6 +4,7 @@
 #   scripts/test.sh                 every stage, in order
 #   scripts/test.sh unit sanity     only the named stages
 #   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
+#   scripts/test.sh integration:kernel_cmdline   one integration target (integration:a,b for several)
 #
 # Stages: unit sanity units integration lint build molecule
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
@@ -43,7 +44,10 @@ stage_units() {
 }
 stage_integration() {
   log "ansible-test integration (local, python $PYVER)"
-  (cd "$(coll_tree)" && ansible-test integration --color no --local --python "$PYVER" --allow-destructive)
+  # integration:a,b runs only targets a and b
+  local targets=(); [ -z "${1:-}" ] || IFS=, read -r -a targets <<<"$1"
+  (cd "$(coll_tree)" && ansible-test integration --color no --local --python "$PYVER" \
+    --allow-destructive "${targets[@]}")
 }
 stage_lint() {
   log "ansible-lint (production profile)"

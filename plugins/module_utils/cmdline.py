@@ -365,7 +365,7 @@ def parse_grub_defaults(text, path='/etc/default/grub'):
             raise _grub_file_error(path, i + 1, name, 'has a line break inside its quotes')
         # what follows a value on the last line must be blank or a comment
         tail = chunk[end:]
-        tail_text = tail.rstrip('\n')
+        tail_text = tail.rstrip('\r\n')
         if tail_text.strip() and not tail_text.strip().startswith('#'):
             raise _grub_file_error(path, i + 1, name, 'is followed by %r on the same line' % tail_text.strip())
         refs_self = bool(re.search(r'\$(\{%s\}|%s(?![A-Za-z0-9_]))' % (name, name), value))
@@ -461,17 +461,25 @@ def edit_grub_defaults(text, present, absent, path='/etc/default/grub', variable
         lines[a.start:a.end + 1] = [line]
     out = ''.join(lines)
     if new_line_tokens:
+        newline = line_ending(text)
         if out and not out.endswith('\n'):
-            out += '\n'
-        out += '%s=%s\n' % (variable, render_shell_value(' '.join(new_line_tokens), '"'))
+            out += newline
+        out += '%s=%s%s' % (variable, render_shell_value(' '.join(new_line_tokens), '"'), newline)
     return out
+
+
+def line_ending(text):
+    """The file's own line ending: CRLF when most of its lines end so, else LF."""
+    crlf = text.count('\r\n')
+    return '\r\n' if crlf and crlf * 2 >= text.count('\n') else '\n'
 
 
 # --------------------------------------------------------------------------------------------
 # grub.cfg linux lines and BLS entries
 # --------------------------------------------------------------------------------------------
 
-_LINUX_RE = re.compile(r'^(?P<lead>[ \t]*)(?P<cmd>linux|linux16|linuxefi)(?P<sep>[ \t]+)(?P<kernel>\S+)(?P<args>[^\n]*)(?P<nl>\n?)$')
+_LINUX_RE = re.compile(r'^(?P<lead>[ \t]*)(?P<cmd>linux|linux16|linuxefi)(?P<sep>[ \t]+)(?P<kernel>\S+)'
+                       r'(?P<args>[^\r\n]*)(?P<nl>\r?\n?)$')
 
 
 def grub_cfg_linux_lines(text):
@@ -634,15 +642,28 @@ def edit_bls_entry(text, present, absent, style='in_place'):
     """Set the args on a BLS entry's ``options`` line (added when missing)."""
     lines = text.splitlines(True)
     for i, line in enumerate(lines):
-        m = re.match(r'^options(?:[ \t]+(.*?))?(\n?)$', line)
+        m = re.match(r'^options(?:[ \t]+(.*?))?(\r?\n?)$', line)
         if m:
             new = edit_cmdline(m.group(1) or '', present, absent, style)
             lines[i] = 'options %s%s' % (new, m.group(2))
             return ''.join(lines)
     new = edit_cmdline('', present, absent, style)
+    newline = line_ending(text)
     if text and not text.endswith('\n'):
-        text += '\n'
-    return text + 'options %s\n' % new
+        text += newline
+    return text + 'options %s%s' % (new, newline)
+
+
+def edit_kernel_cmdline_file(text, present, absent):
+    """New text of /etc/kernel/cmdline (one line of arguments, read by kernel-install for new kernels):
+    the arguments set, the line ending and everything after the first line kept."""
+    first, sep, rest = text.partition('\n')
+    cr = '\r' if first.endswith('\r') else ''
+    body = first[:-1] if cr else first
+    new = edit_cmdline(body, present, absent, 'append')
+    if tokenize(new) == tokenize(body):
+        return text
+    return new + cr + (sep or '\n') + rest
 
 
 def proc_cmdline_tokens(text):

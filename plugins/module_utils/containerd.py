@@ -11,7 +11,18 @@ spec). Pure and stdlib-only (Python 3.8+). The TOML round-trip editing lives in
 Facts this encodes (checked against Debian's containerd 1.6.20, 1.7.24 and 2.1.9 binaries):
 
 * The NRI plugin is ``[plugins."io.containerd.nri.v1.nri"]`` in config ``version = 2`` (containerd
-  1.7) and ``version = 3`` (containerd 2.x). containerd 1.6 has no NRI v0.3+ plugin.
+  1.7), ``version = 3`` (containerd 2.0-2.2) and ``version = 4`` (containerd 2.3 and later; read from
+  ``version.ConfigVersion`` and the ``migrations`` list of ``cmd/containerd/server/config`` in the Go
+  module github.com/containerd/containerd/v2 v2.2.1, v2.3.0 and v2.4.2: version 4 only moves the server's
+  own grpc/ttrpc/debug/metrics sections into plugins, the NRI table stays where it is). Each containerd
+  reads its own version and every lower one (migrating them in memory) and refuses a higher one.
+  containerd 1.6 has no NRI v0.3+ plugin.
+* The NRI table's types are containerd's ``internal/nri/config.go`` ``Config`` struct (v2.2.1 to v2.4.2):
+  bools ``disable`` and ``disable_connections``, strings for the paths, Go duration strings for the
+  timeouts (an integer is accepted as nanoseconds), and (containerd 2.2+) the ``default_validator`` table of
+  NRI's ``DefaultValidatorConfig`` (github.com/containerd/nri v0.12.3 ``plugins/default-validator``; 2.1 logs
+  it as an unknown key). Checked against the Debian 1.7.24 and 2.1.9 and a 2.4.2 binary: a value of another
+  type makes containerd exit at start.
 * Its defaults are the same in 1.7 and 2.x except ``disable``: 1.7 ships NRI disabled, 2.x enabled.
   So the module always writes ``disable`` explicitly.
 * containerd 1.7 refuses ``version = 3``; a file without ``version`` is a version 1 file (1.7 then
@@ -49,8 +60,24 @@ NRI_DEFAULTS = {
     'plugin_request_timeout': '2s',
     'disable_connections': False,
 }
-# The config file version each containerd major version writes and expects.
-CONFIG_VERSION_FOR_MAJOR = {1: 2, 2: 3}
+# The highest config file version each containerd release line reads (and the one it writes):
+# (major, minor) from which on -> version. 1.7: 2; 2.0-2.2: 3; 2.3+: 4.
+CONFIG_VERSIONS = ((1, 7, 2), (2, 0, 3), (2, 3, 4))
+SUPPORTED_CONFIG_VERSIONS = (2, 3, 4)
+MAX_CONFIG_VERSION = 4
+
+# The NRI table's keys and their TOML types (see the module docstring for where they come from).
+NRI_TYPES = {
+    'disable': 'bool', 'socket_path': 'string', 'plugin_path': 'string', 'plugin_config_path': 'string',
+    'plugin_registration_timeout': 'duration', 'plugin_request_timeout': 'duration',
+    'disable_connections': 'bool', 'default_validator': 'table',
+}
+DEFAULT_VALIDATOR_TYPES = {
+    'enable': 'bool', 'reject_oci_hook_adjustment': 'bool', 'reject_runtime_default_seccomp_adjustment': 'bool',
+    'reject_unconfined_seccomp_adjustment': 'bool', 'reject_custom_seccomp_adjustment': 'bool',
+    'reject_namespace_adjustment': 'bool', 'reject_sysctl_adjustment': 'bool', 'required_plugins': 'string list',
+    'tolerate_missing_plugins_annotation': 'string',
+}
 MIN_VERSION = (1, 7)
 # Linux sockaddr_un.sun_path holds 108 bytes including the terminating NUL.
 MAX_SOCKET_PATH = 107
@@ -70,6 +97,8 @@ ARGUMENT_SPEC = dict(
     containerd_binary=dict(type='str', default='containerd'),
     misplaced_keys=dict(type='str', default='warn', choices=['warn', 'remove']),
     backup=dict(type='bool', default=False),
+    create=dict(type='bool', default=False),
+    template=dict(type='str', default='refuse', choices=['refuse', 'manage']),
 )
 
 
@@ -245,15 +274,142 @@ def check_supported(path, containerd_version=None, config_version=None, version_
                 'containerd 2.x run `containerd config migrate`. The file was not changed.'
                 % (path, config_version,
                    'no `version` key' if config_version == 0 else '`version = %d`' % config_version))
-        if containerd_version is not None and containerd_version[0] == 1 and config_version > 2:
+        if config_version > MAX_CONFIG_VERSION:
             raise ContainerdConfigError(
-                '%s has `version = %d`, which containerd %s does not accept (containerd 1.x reads version 2 at '
-                'most and would fail to start). Use `version = 2` with containerd 1.7, or upgrade containerd to 2.x. '
-                'The file was not changed.' % (path, config_version, containerd_version))
-        if config_version > 3:
-            raise ContainerdConfigError(
-                '%s has `version = %d`; this module knows containerd config versions 2 and 3. The file was not '
-                'changed.' % (path, config_version))
+                '%s has `version = %d`; this module knows containerd config versions %s (containerd 1.7: 2, '
+                '2.0-2.2: 3, 2.3 and later: 4). The file was not changed.'
+                % (path, config_version, ', '.join(str(v) for v in SUPPORTED_CONFIG_VERSIONS)))
+        if containerd_version is not None:
+            highest = highest_config_version(containerd_version)
+            if config_version > highest:
+                raise ContainerdConfigError(
+                    '%s has `version = %d`, which containerd %s does not accept (it reads config version %d at '
+                    'most and would fail to start: "expected containerd config version equal to or less than `%d`"). '
+                    'Write `version = %d` (`containerd config migrate` of this containerd does it), or upgrade '
+                    'containerd (version 3 needs 2.0, version 4 needs 2.3). The file was not changed.'
+                    % (path, config_version, containerd_version, highest, highest, highest))
+
+
+def highest_config_version(containerd_version):
+    """The highest config version this containerd reads (and the one its `config default` writes)."""
+    found = CONFIG_VERSIONS[0][2]
+    for major, minor, version in CONFIG_VERSIONS:
+        if tuple(containerd_version)[:2] >= (major, minor):
+            found = version
+    return found
+
+
+def validate_nri_table(path, table, label=None):
+    """Check every value of an NRI table already in a file against containerd's types.
+
+    Returns warnings (unknown keys); raises ContainerdConfigError naming each wrong-typed value.
+    """
+    if not table:
+        return []
+    where = label or '[plugins."%s"]' % NRI_PLUGIN
+    errors, warnings = [], []
+
+    def check(key, value, kind, prefix=''):
+        name = prefix + key
+        bad = None
+        if kind == 'bool' and not isinstance(value, bool):
+            bad = 'a boolean (true or false)'
+        elif kind == 'string' and not isinstance(value, str):
+            bad = 'a string'
+        elif kind == 'duration':
+            if isinstance(value, int) and not isinstance(value, bool):
+                # containerd's Duration is an int64 of nanoseconds: an integer is taken as nanoseconds
+                warnings.append('%s: %s %s = %d is read by containerd as %d nanoseconds; write a duration string '
+                                'such as "2s" if that is not meant.' % (path, where, name, value, value))
+            elif not isinstance(value, str):
+                bad = 'a Go duration string such as "5s"'
+            else:
+                try:
+                    parse_duration(value)
+                except ValueError:
+                    bad = 'a Go duration string such as "5s" (units ns, us, ms, s, m, h)'
+        elif kind == 'string list' and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            bad = 'an array of strings'
+        elif kind == 'table' and not isinstance(value, dict):
+            bad = 'a table'
+        if bad:
+            errors.append('%s = %s (%s) must be %s' % (name, _toml_repr(value), _type_name(value), bad))
+        return bad is None
+
+    for key in sorted(table):
+        value = table[key]
+        kind = NRI_TYPES.get(key)
+        if kind is None:
+            warnings.append('%s: %s has the key %r, which containerd does not know (it is ignored, or logged as '
+                            'unknown by containerd 2.x); left as it is.' % (path, where, key))
+            continue
+        if check(key, value, kind) and key == 'default_validator':
+            for sub in sorted(value):
+                subkind = DEFAULT_VALIDATOR_TYPES.get(sub)
+                if subkind is None:
+                    warnings.append('%s: %s.default_validator has the key %r, which containerd does not know; left '
+                                    'as it is.' % (path, where, sub))
+                    continue
+                check(sub, value[sub], subkind, prefix='default_validator.')
+    if errors:
+        raise ContainerdConfigError(
+            '%s: the NRI table %s has %s; containerd refuses to start with this file (1.7: "Can\'t convert ...", 2.x: '
+            '"toml: cannot decode ..."). Fix it by hand '
+            '(or remove the key to get containerd\'s default). The file was not changed.'
+            % (path, where, '; '.join(errors)))
+    return warnings
+
+
+def _type_name(value):
+    if isinstance(value, bool):
+        return 'boolean'
+    if isinstance(value, int):
+        return 'integer'
+    if isinstance(value, float):
+        return 'float'
+    if isinstance(value, str):
+        return 'string'
+    if isinstance(value, list):
+        return 'array'
+    if isinstance(value, dict):
+        return 'table'
+    return type(value).__name__
+
+
+def _toml_repr(value):
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, dict):
+        return '{...}'
+    return repr(value)
+
+
+_GENERATED_RE = re.compile(r'^#.*?\bgenerated by\s+(\S+?)\.?\s.*DO NOT EDIT\.?(?:\s+Use\s+(\S+)\s+instead)?',
+                           re.IGNORECASE)
+
+
+def generated_header(text):
+    """(program, template file name, header line) when the file says it is generated ("DO NOT EDIT"), else None.
+
+    k3s and rke2 write ``# File generated by k3s. DO NOT EDIT. Use config.toml.tmpl instead.`` (or
+    ``config-v3.toml.tmpl`` with containerd 2) and regenerate the file from that template at every start.
+    """
+    for line in (text or '').splitlines()[:10]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith('#'):
+            break
+        match = _GENERATED_RE.match(stripped)
+        if match:
+            program = match.group(1)
+            template = match.group(2) or 'config.toml.tmpl'
+            if '/' in template or program.startswith('{{'):
+                template = posixpath.basename(template)
+            return (program, template.rstrip('.'), stripped)
+    return None
 
 
 def config_version_for(containerd_version=None, config_version=None):
@@ -261,7 +417,7 @@ def config_version_for(containerd_version=None, config_version=None):
     if config_version:
         return config_version
     if containerd_version is not None:
-        return CONFIG_VERSION_FOR_MAJOR.get(containerd_version[0], 3)
+        return highest_config_version(containerd_version)
     return None
 
 
@@ -269,7 +425,7 @@ def nri_defaults(containerd_version=None, config_version=None):
     """containerd's built-in NRI settings for this containerd (or, when unknown, this config version)."""
     if containerd_version is not None:
         major = containerd_version[0]
-    elif config_version == 3:
+    elif config_version is not None and config_version >= 3:
         major = 2
     else:
         major = 1
@@ -282,7 +438,7 @@ def whole_table_imports(containerd_version=None, config_version=None):
     """True when a drop-in's plugin table replaces the main file's whole table (containerd 1.x)."""
     if containerd_version is not None:
         return containerd_version[0] < 2
-    return config_version != 3
+    return config_version is None or config_version < 3
 
 
 def effective_nri(defaults, *tables):

@@ -151,7 +151,7 @@ result:
         minRatio: 0
 diff:
   description: The object (apiVersion, kind, metadata name/namespace/labels/annotations, spec) before and after.
-  returned: always
+  returned: in diff mode (C(--diff))
   type: dict
   sample:
     before: {}
@@ -271,6 +271,13 @@ def summary(obj):
     return out
 
 
+def _exit(module, **result):
+    """exit_json, with the diff only in diff mode (--diff), as every module of the collection does."""
+    if not module._diff:
+        result.pop('diff', None)
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=k8s_argument_spec(
@@ -302,8 +309,8 @@ def main():
     try:
         if not crd_installed(api, host):
             if state == 'absent':
-                module.exit_json(changed=False, result={}, diff={'before': {}, 'after': {}},
-                                 msg='The %s CRD is not installed, so %s does not exist.' % (KIND, owner))
+                _exit(module, changed=False, result={}, diff={'before': {}, 'after': {}},
+                      msg='The %s CRD is not installed, so %s does not exist.' % (KIND, owner))
             fail(module, CRD_MISSING % host)
         try:
             existing = api.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)
@@ -314,7 +321,7 @@ def main():
 
         if state == 'absent':
             if existing is None:
-                module.exit_json(changed=False, result={}, diff={'before': {}, 'after': {}})
+                _exit(module, changed=False, result={}, diff={'before': {}, 'after': {}})
             action = 'Deleting %s %s' % (KIND, owner)
             if not module.check_mode:
                 try:
@@ -324,7 +331,7 @@ def main():
                 except ApiException as exc:
                     if exc.status != 404:
                         raise
-            module.exit_json(changed=True, result={}, diff={'before': summary(existing), 'after': {}})
+            _exit(module, changed=True, result={}, diff={'before': summary(existing), 'after': {}})
 
         if existing is None:
             body = {'apiVersion': API_VERSION, 'kind': KIND,
@@ -337,7 +344,7 @@ def main():
             result = body
             if not module.check_mode:
                 result = api.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body)
-            module.exit_json(changed=True, result=result, diff={'before': {}, 'after': summary(result)})
+            _exit(module, changed=True, result=result, diff={'before': {}, 'after': summary(result)})
 
         meta = existing.get('metadata') or {}
         current_spec = normalised_spec(existing.get('spec'), owner)
@@ -345,7 +352,7 @@ def main():
         new_annotations = dict(meta.get('annotations') or {}, **annotations)
         if current_spec == spec and new_labels == (meta.get('labels') or {}) \
                 and new_annotations == (meta.get('annotations') or {}):
-            module.exit_json(changed=False, result=existing, diff={'before': summary(existing), 'after': summary(existing)})
+            _exit(module, changed=False, result=existing, diff={'before': summary(existing), 'after': summary(existing)})
         body = copy.deepcopy(existing)
         body['spec'] = spec
         if new_labels:
@@ -357,7 +364,7 @@ def main():
         if not module.check_mode:
             # PUT with the live resourceVersion: a concurrent change gets 409 instead of being overwritten
             result = api.replace_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name, body)
-        module.exit_json(changed=True, result=result, diff={'before': summary(existing), 'after': summary(result)})
+        _exit(module, changed=True, result=result, diff={'before': summary(existing), 'after': summary(result)})
     except ApiException as exc:
         msg = api_error_message(exc, action)
         if exc.status == 409:

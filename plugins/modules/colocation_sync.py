@@ -124,7 +124,7 @@ pods:
         volcano.sh/colocation-config: '{}'
 diff:
   description: The colocation annotations of the changed pods, keyed by C(namespace/name), before and after.
-  returned: always
+  returned: in diff mode (C(--diff))
   type: dict
   sample:
     before:
@@ -277,6 +277,13 @@ class Reconciler(object):
         return None
 
 
+def _exit(module, **result):
+    """exit_json, with the diff only in diff mode (--diff), as every module of the collection does."""
+    if not module._diff:
+        result.pop('diff', None)
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=k8s_argument_spec(
@@ -317,7 +324,7 @@ def main():
             status=exc.status, pods=pods_changed, **counts)
     except HTTP_ERRORS as exc:
         module.fail_json(msg=api_error_message(exc, action + ' at %s' % reconciler.host), pods=pods_changed, **counts)
-    module.exit_json(changed=bool(pods_changed), pods=pods_changed, diff=diff, **counts)
+    _exit(module, changed=bool(pods_changed), pods=pods_changed, diff=diff, **counts)
 
 
 if __name__ == '__main__':

@@ -13,14 +13,27 @@ short_description: Switch NRI on (or off) in containerd's config.toml, keeping e
 version_added: 0.1.0
 description:
   - Sets the NRI (Node Resource Interface) plugin table C([plugins."io.containerd.nri.v1.nri"]) of containerd's
-    configuration, which NUMA-affinity and colocation NRI plugins need. Works with containerd 1.7 (config
-    C(version = 2)) and 2.x (C(version = 3)).
+    configuration, which NUMA-affinity and colocation NRI plugins need. Works with every config version current
+    containerd releases read - C(version = 2) (containerd 1.7), C(version = 3) (containerd 2.0 to 2.2) and
+    C(version = 4) (containerd 2.3 and later); the NRI table is at the same place in all three. A file whose
+    C(version) is higher than the detected containerd reads is refused.
+  - The whole NRI table already in the file is checked against containerd's own types (booleans, strings, Go
+    duration strings, the C(default_validator) table); a wrong-typed value (C(socket_path = 7)) is refused with
+    its key, because containerd would not load the NRI plugin with it. Unknown keys are kept with a warning.
   - Always writes C(disable) explicitly, because containerd 1.7 ships NRI disabled and 2.x enabled, so a file
     that omits the key means different things on different versions.
   - The file is edited with a round-trip TOML parser on the controller; comments, ordering, quoting style and
     all other tables stay exactly as they were. The NRI table is found however it is written
     (C("...") or C('...') quoting, dotted keys, inline table) and never added twice.
-  - A missing or empty file gets a minimal valid config for the detected containerd (C(version) included).
+  - A missing or empty file gets a minimal valid config for the detected containerd (C(version) included),
+    when its directory exists. A missing directory, or a O(path) that is a symbolic link to a file that does
+    not exist (dangling link), is refused unless O(create=true). An existing link is kept, and its target is edited.
+  - Files larger than 1 MiB, directories, non-UTF-8 files and files with NUL bytes are refused with the file
+    and the reason. Immutable files (C(chattr +i)) are refused before anything is written.
+  - k3s and rke2 regenerate their containerd C(config.toml) from C(config.toml.tmpl) (C(config-v3.toml.tmpl)
+    with containerd 2) at every start and say so in its first line (C(DO NOT EDIT)). A change to such a
+    file is refused with that advice (O(template=refuse)), or made in the template the header names
+    (O(template=manage)). A drop-in the generated file already imports needs no change to it.
     A version 1 config, or a containerd older than 1.7, is refused with a clear message and nothing is written.
   - The containerd version is taken from O(containerd_version), else from C(containerd --version) on the node
     (also in check mode; it only reads), else from the file's C(version) key.
@@ -120,6 +133,23 @@ options:
     type: str
     choices: [warn, remove]
     default: warn
+  create:
+    description:
+      - Create O(path) also when its directory does not exist, or through a symbolic link whose target does not
+        exist. Off by default, because either usually means containerd is not installed where O(path) says.
+      - A missing O(path) in an existing directory is created either way; the drop-in's directory is always
+        created.
+    type: bool
+    default: false
+  template:
+    description:
+      - What to do when O(path) says it is generated from a template (C(DO NOT EDIT), as k3s and rke2 write).
+      - V(refuse) fails when the file would have to change, with the template to use instead.
+      - V(manage) edits the template file the header names, next to O(path) (it must exist and be plain
+        TOML without C({{ }}) directives).
+    type: str
+    choices: [refuse, manage]
+    default: refuse
   backup:
     description:
       - Keep a timestamped copy of each file before it is replaced. The copy of O(path) is returned as

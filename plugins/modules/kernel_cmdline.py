@@ -145,6 +145,17 @@ options:
     type: path
 notes:
   - A reboot is needed for the arguments to take effect; use RV(reboot_required) with M(ansible.builtin.reboot).
+  - Where C(/etc/kernel/cmdline) exists (next to the C(default) directory of O(grub_defaults_path); RHEL 9,
+    Fedora), it is kept in step with the same arguments, because C(kernel-install) builds the boot entry of a
+    kernel installed later from it. It is never created.
+  - A file that is a symbolic link stays a link; its target is written. Line endings (CRLF) and bytes that are
+    not UTF-8 (Latin-1 comments, menu entry titles) are kept. Refused, naming the file and the reason, before
+    anything is written - a NUL byte, a directory, C(/etc/default/grub), C(/etc/kernel/cmdline) or a BLS entry
+    above 1 MiB, a grub.cfg above 8 MiB, an immutable or append-only file (C(chattr +i)/C(+a)).
+  - Each file is replaced atomically, but the set is not - a run killed between two renames leaves e.g.
+    C(/etc/default/grub) new and grub.cfg old, and the next run finishes the job (it compares every file with
+    the wanted arguments). It also removes temporary files an interrupted run left
+    (C(.<name>.<8 characters>.numaops), only ours, only those no running process holds) and says so in RV(notes).
   - The C(grubby) backend does not regenerate grub.cfg; BLS entries carry the arguments.
   - Snippets in C(/etc/default/grub.d/) that overwrite C(GRUB_CMDLINE_LINUX*) are detected by the check of the
     generated file - the run fails and restores every file.
@@ -249,7 +260,6 @@ backup_files:
 '''
 
 import os
-import tempfile
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
@@ -258,6 +268,7 @@ from ansible.module_utils.common.text.converters import to_native
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import (
     CmdlineError,
     edit_grub_cfg,
+    edit_kernel_cmdline_file,
     edit_grub_defaults,
     edit_tokens,
     grub_cfg_default_cmdline,
@@ -271,11 +282,22 @@ from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import 
     unsatisfied,
     bls_options,
 )
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
+    MAX_CONFIG_BYTES,
+    MAX_GRUB_CFG_BYTES,
+    NodeFileError,
+    TempFile,
+    check_writable,
+    read_limited,
+    remove_stale_temp_files,
+    write_error,
+)
 from ansible_collections.numaops.colocation.plugins.module_utils.grub import (
     BootLoaderError,
     bls_entries,
     detect_backend,
     grub_cfg_candidates,
+    resolve_link,
     resolve_targets,
 )
 
@@ -283,9 +305,35 @@ DEFAULT_BLS_DIR = '/boot/loader/entries'
 SBIN = ['/usr/sbin', '/sbin', '/usr/local/sbin']
 
 
-def read_text(path):
-    with open(path, 'r') as f:
-        return f.read()
+def decode(path, data):
+    """File bytes as text, keeping every byte: non-UTF-8 bytes (Latin-1 comments, menu titles) become
+    surrogates that encode() turns back into the same bytes; line endings (CRLF) are kept as they are."""
+    text = data.decode('utf-8', 'surrogateescape')
+    if '\x00' in text:
+        offset = text.index('\x00')
+        raise CmdlineError('%s line %d: contains a NUL byte; it is not a text file, so it is not edited'
+                           % (path, text.count('\n', 0, offset) + 1))
+    return text
+
+
+def encode(text):
+    return text.encode('utf-8', 'surrogateescape')
+
+
+def limit_for(path):
+    return MAX_GRUB_CFG_BYTES if os.path.basename(path).endswith('.cfg') else MAX_CONFIG_BYTES
+
+
+def read_text(path, limit=None):
+    """The text of path (see decode()); refuses directories, NUL bytes and files above the size limit."""
+    try:
+        data = read_limited(path, limit or limit_for(path), 'boot loader file')
+    except NodeFileError as exc:
+        raise CmdlineError(to_native(exc))
+    if data is None:
+        raise CmdlineError('cannot read %s: it does not exist%s' % (
+            path, '' if not os.path.islink(path) else ' (a symbolic link to %s, which is missing)' % os.path.realpath(path)))
+    return decode(path, data)
 
 
 def read_bytes(path):
@@ -310,6 +358,7 @@ class KernelCmdline(object):
         self.diffs = []
         self.touched = []
         self._restore = []  # (path, original bytes or None when it did not exist) to put back on failure
+        self._temps = {}
         self._warned_unchecked = False
 
     # ---------------------------------------------------------------- helpers
@@ -365,37 +414,77 @@ class KernelCmdline(object):
                 return found
         return None
 
+    def target(self, path):
+        """The file a write to path replaces: the target of a link (rebased into the sandbox), so links stay."""
+        return resolve_link(path, self.boot_dir, self.etc_dir)
+
+    def clean_stale(self, path):
+        """Remove our temporary files for path that an interrupted run left (only ours, by exact name)."""
+        for name in remove_stale_temp_files(self.target(path), self.module.check_mode):
+            self.notes.append('%s temporary file %s left by an interrupted earlier run'
+                              % ('would remove' if self.module.check_mode else 'removed', name))
+
+    def writable(self, path):
+        try:
+            check_writable(self.target(path))
+        except NodeFileError as exc:
+            raise CmdlineError(to_native(exc))
+
     def mkstemp(self, path):
-        """A temporary file next to path (same file system, so the final move is atomic); returns its name."""
+        """A locked temporary file next to path (same file system, so the final move is atomic); its name."""
         directory = os.path.dirname(path)
         try:
-            fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.numaops', dir=directory)
+            tmp = TempFile(path)
         except (IOError, OSError) as exc:
-            raise StepFailed('cannot create a temporary file in %s for %s: %s' % (directory, path, to_native(exc)))
-        os.close(fd)
-        return tmp
+            raise StepFailed('cannot create a temporary file in %s for %s: %s' % (directory, path, write_error(path, exc)))
+        self._temps[tmp.name] = tmp
+        return tmp.name
+
+    def drop_tmp(self, tmp):
+        handle = self._temps.pop(tmp, None)
+        if handle is not None:
+            handle.close()
+        else:
+            for leftover in (tmp, tmp + '.new'):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
 
     def install(self, tmp, path):
         """Move tmp onto path atomically (owner, mode and SELinux context of path kept)."""
-        self.call('cannot move the new %s into place' % path, self.module.atomic_move, tmp, path)
+        module = self.module
+        original = module.fail_json
+
+        def raise_instead(msg='', **kw):
+            raise RuntimeError(msg)
+
+        module.fail_json = raise_instead
+        try:
+            module.atomic_move(tmp, path)
+        except Exception as exc:  # pylint: disable=broad-except
+            raise StepFailed(write_error(path, exc))
+        finally:
+            module.fail_json = original
 
     def write_tmp(self, tmp, path, data):
         """Write data (text or bytes) meant for path into its temporary file tmp."""
         try:
-            with open(tmp, 'wb' if isinstance(data, bytes) else 'w') as f:
-                f.write(data)
+            with open(tmp, 'wb') as f:
+                f.write(data if isinstance(data, bytes) else encode(data))
+                f.flush()
+                os.fsync(f.fileno())
         except (IOError, OSError) as exc:
             raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
 
     def write_atomic(self, path, data):
-        """Write data (text or bytes) to path through a temporary file in the same directory and an atomic move."""
+        """Write data (text or bytes) to path through a temporary file in the same directory and an atomic move;
+        a link is kept and its target replaced."""
+        path = self.target(path)
         tmp = self.mkstemp(path)
         try:
             self.write_tmp(tmp, path, data)
             self.install(tmp, path)
         finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            self.drop_tmp(tmp)
 
     def backup(self, path):
         if self.p['backup'] and os.path.exists(path):
@@ -403,6 +492,7 @@ class KernelCmdline(object):
 
     def remember(self, path):
         """Keep the bytes of path (None: it does not exist) to put back if the run fails later."""
+        path = self.target(path)
         if path not in [r[0] for r in self._restore]:
             try:
                 self._restore.append((path, read_bytes(path)))
@@ -483,7 +573,8 @@ class KernelCmdline(object):
         self.backend = backend
 
         try:
-            proc_text = read_text(p['proc_cmdline_path'])
+            with open(p['proc_cmdline_path'], 'rb') as f:
+                proc_text = f.read(MAX_CONFIG_BYTES).decode('utf-8', 'surrogateescape')
         except (IOError, OSError) as exc:
             self.module.fail_json(msg='cannot read the running command line from %s: %s'
                                       % (p['proc_cmdline_path'], to_native(exc)))
@@ -531,10 +622,40 @@ class KernelCmdline(object):
                                    'path in grub_defaults_path' % (path, self.backend))
             self.notes.append('%s does not exist; only the boot entries are changed' % path)
             return None, None
+        self.clean_stale(path)
         before = read_text(path)
         after = edit_grub_defaults(before, self.present, self.absent, path, self.p['grub_defaults_variable'])
+        if after != before:
+            self.writable(path)
         self.add_diff(path, before, after)
         return before, after
+
+    def plan_kernel_cmdline(self):
+        """/etc/kernel/cmdline (RHEL 9, Fedora: kernel-install copies it into the BLS entry of a kernel installed
+        later): kept in step where it exists, so a kernel update keeps the arguments."""
+        path = os.path.join(self.etc_dir, 'kernel', 'cmdline')
+        if not os.path.lexists(path):
+            return None
+        if not os.path.exists(path):
+            self.notes.append('%s is a symbolic link to %s, which does not exist; not changed'
+                              % (path, os.path.realpath(path)))
+            return None
+        self.clean_stale(path)
+        before = read_text(path)
+        after = edit_kernel_cmdline_file(before, self.present, self.absent)
+        if after != before:
+            self.writable(path)
+        self.add_diff(path, before, after)
+        return (path, before, after)
+
+    def apply_kernel_cmdline(self, plan):
+        if plan is None or plan[1] == plan[2]:
+            return
+        path = plan[0]
+        self.backup(path)
+        self.remember(path)
+        self.write_atomic(path, plan[2])
+        self.touched.append(path)
 
     def apply_defaults(self, before, after):
         if before is None or before == after:
@@ -582,6 +703,7 @@ class KernelCmdline(object):
             raise CmdlineError('backend grubby: no BLS entries (*.conf) in %s; give bls_dir or choose another backend'
                                % self.bls_dir)
         before_defaults, after_defaults = self.plan_defaults(required=False)
+        kcmd = self.plan_kernel_cmdline()
         entries = self.grubby_info('ALL')
         if not entries:
             raise CmdlineError('grubby --info=ALL lists no boot entries (BLS directory %s)' % self.bls_dir)
@@ -593,7 +715,7 @@ class KernelCmdline(object):
         todo = [e for e in entries if unsatisfied(e['tokens'], self.present, self.absent)]
         files = [f for f in bls_entries(self.bls_dir)
                  if unsatisfied(tokenize(bls_options(read_text(f)) or ''), self.present, self.absent)]
-        changed = bool(todo) or (before_defaults != after_defaults)
+        changed = bool(todo) or (before_defaults != after_defaults) or bool(kcmd and kcmd[1] != kcmd[2])
         next_tokens = edit_tokens(default['tokens'], self.present, self.absent, 'append')
         if not changed or self.module.check_mode:
             return changed, files, next_tokens
@@ -637,6 +759,7 @@ class KernelCmdline(object):
                         % (' '.join(cmd), e.get('title') or e.get('kernel'), ' '.join(e['tokens']),
                            ' '.join(want or [])))
         self.apply_defaults(before_defaults, after_defaults)
+        self.apply_kernel_cmdline(kcmd)
         changed_files = [f for f in snapshot if os.path.exists(f) and read_text(f) != snapshot[f]]
         for f in changed_files:
             self.add_diff(f, snapshot[f], read_text(f))
@@ -669,6 +792,8 @@ class KernelCmdline(object):
                     'Is grub installed for this boot layout (grub-install creates it)? Create the directory, or give '
                     'the real grub.cfg in grub_cfg_paths' % (backend, directory, t))
         self.notes.extend(notes)
+        for t in paths:
+            self.clean_stale(t)
         return paths
 
     def cfg_satisfied(self, text):
@@ -682,6 +807,7 @@ class KernelCmdline(object):
 
     def run_grubcfg(self):
         before_defaults, after_defaults = self.plan_defaults(required=False)
+        kcmd = self.plan_kernel_cmdline()
         plans = []
         for path in self.targets('grubcfg'):
             before = read_text(path)
@@ -689,10 +815,12 @@ class KernelCmdline(object):
                 raise CmdlineError('%s has no linux/linux16/linuxefi line to edit (BLS or stub config?); '
                                    'choose backend grubby or grub2-mkconfig' % path)
             after = edit_grub_cfg(before, self.present, self.absent)
+            if after != before:
+                self.writable(path)
             plans.append((path, before, after))
             self.add_diff(path, before, after)
         changed_paths = [pl[0] for pl in plans if pl[1] != pl[2]]
-        changed = bool(changed_paths) or before_defaults != after_defaults
+        changed = bool(changed_paths) or before_defaults != after_defaults or bool(kcmd and kcmd[1] != kcmd[2])
         next_tokens = grub_cfg_default_cmdline(plans[0][2]) if plans else None
         if not changed or self.module.check_mode:
             return changed, changed_paths, next_tokens
@@ -710,10 +838,10 @@ class KernelCmdline(object):
                 self.backup(path)
                 self.remember(path)
                 self.install(tmp, path)
+            self.apply_kernel_cmdline(kcmd)
         finally:
             for _path, tmp in staged:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+                self.drop_tmp(tmp)
         return True, changed_paths, next_tokens
 
     # ---------------------------------------------------------------- regeneration
@@ -726,6 +854,7 @@ class KernelCmdline(object):
             alt = self.module.get_bin_path('grub-mkconfig', opt_dirs=SBIN)
             self.mkconfig = alt or self.mkconfig
         before_defaults, after_defaults = self.plan_defaults(required=True)
+        kcmd = self.plan_kernel_cmdline()
         targets = self.targets(self.backend)
         current = {}
         for t in targets:
@@ -737,7 +866,10 @@ class KernelCmdline(object):
                                    'BLS entries; use backend grubby' % t)
         defaults_changed = before_defaults != after_defaults
         regen = targets if defaults_changed else stale
-        changed = bool(regen)
+        for t in regen:
+            if os.path.exists(t):
+                self.writable(t)
+        changed = bool(regen) or bool(kcmd and kcmd[1] != kcmd[2])
         path = self.p['grub_defaults_path']
         vars_before = grub_defaults_cmdline(before_defaults, path)
         vars_after = grub_defaults_cmdline(after_defaults, path)
@@ -751,6 +883,9 @@ class KernelCmdline(object):
             for t in regen:
                 self.add_diff(t, current[t], predicted[t])
             return changed, regen, next_tokens
+        if not regen:
+            self.apply_kernel_cmdline(kcmd)
+            return True, regen, next_tokens
 
         self.apply_defaults(before_defaults, after_defaults)
         staged = []
@@ -764,8 +899,8 @@ class KernelCmdline(object):
                                        % (self.mkconfig, t, rc, (err or out).strip()[-2000:]))
                 self.script_check(tmp)
                 try:
-                    text = read_text(tmp)
-                except (IOError, OSError, UnicodeDecodeError) as exc:
+                    text = read_text(tmp, MAX_GRUB_CFG_BYTES)
+                except (IOError, OSError, CmdlineError) as exc:
                     raise StepFailed('cannot read the grub.cfg generated for %s (%s): %s; nothing was installed'
                                      % (t, tmp, to_native(exc)))
                 if not self.cfg_satisfied(text):
@@ -782,11 +917,10 @@ class KernelCmdline(object):
                 self.backup(t)
                 self.remember(t)
                 self.install(tmp, t)
+            self.apply_kernel_cmdline(kcmd)
         finally:
             for _t, tmp in staged:
-                for leftover in (tmp, tmp + '.new'):
-                    if os.path.exists(leftover):
-                        os.unlink(leftover)
+                self.drop_tmp(tmp)
         return True, regen, next_tokens
 
 

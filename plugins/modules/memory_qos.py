@@ -708,6 +708,7 @@ def run(module):
     done = []
     vanished = {}
     mismatched = []
+    unreadable = []
     if not module.check_mode:
         for write in result['writes']:
             if write['cgroup'] in vanished:
@@ -726,13 +727,17 @@ def run(module):
             done.append(write)
             try:
                 stored = mq.to_text(mq.parse_value(read_text(path)))
-            except (IOError, OSError, ValueError):
-                stored = write['new']
+            except (IOError, OSError, ValueError) as exc:
+                unreadable.append('%s (%s)' % (path, to_native(exc)))
+                continue
             if stored != write['new']:
                 mismatched.append('%s holds %s after writing %s' % (path, stored, write['new']))
         if mismatched:
             warnings.append('the kernel stored other values than written (is page_size %d right?): %s'
                             % (page_size, '; '.join(mismatched[:10])))
+        if unreadable:
+            warnings.append('%d written value(s) could not be read back, so whether the kernel kept them is unknown: %s'
+                            % (len(unreadable), '; '.join(unreadable[:10])))
     else:
         done = list(result['writes'])
 

@@ -20,7 +20,14 @@ description:
     the checksum the caller based its change on (someone else changed the file in between).
   - Files are replaced through a temporary file in the same directory and an atomic rename; an existing
     file keeps its owner, group and mode (and SELinux context). A symbolic link is followed and its target
-    is replaced, so the link stays a link.
+    is replaced, so the link stays a link. A link whose target does not exist is reported by O(read)
+    (C(dangling_link) in RV(files)); writing through it creates the target, so callers ask first.
+  - The temporary file is C(.<name>.<8 random characters>.numaops) next to the file. One left behind by an
+    interrupted run (killed between creating and renaming it) is removed by the next run that reads or writes
+    that file; only files of exactly that name that no running process holds (locked while in use) are removed.
+  - A file larger than O(max_size) is refused before it is read; an immutable (C(chattr +i)) or
+    append-only file, or one in such a directory, is refused before anything is written, with the command
+    that lifts the flag.
   - Usable directly, but normally you call the higher-level modules instead.
 author:
   - numaops.colocation developers (@numaops)
@@ -76,6 +83,12 @@ options:
         description: Create missing parent directories (mode 0755) for a new file.
         type: bool
         default: false
+  max_size:
+    description:
+      - Files larger than this many bytes are refused (read and write). Real kubelet and containerd
+        configuration files are a few kilobytes.
+    type: int
+    default: 1048576
   remove:
     description:
       - Regular files to remove, when they exist (after the writes succeed). A directory is refused.
@@ -117,6 +130,8 @@ files:
       mode: '0644'
       owner: root
       group: root
+      link_target: null
+      dangling_link: null
 written:
   description: Paths whose content was replaced or created (would be, in check mode).
   returned: always
@@ -129,6 +144,12 @@ removed:
   type: list
   elements: str
   sample: [/var/lib/kubelet/cpu_manager_state]
+removed_temp_files:
+  description: Stale temporary files of an interrupted earlier run that were removed (would be, in check mode).
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/containerd/.config.toml.k2j4x9_a.numaops]
 backup_files:
   description: Backup copy made for each written path that had a previous version.
   returned: always
@@ -143,10 +164,14 @@ import hashlib
 import os
 import pwd
 import stat
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native
+
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
+    MAX_CONFIG_BYTES, NodeFileError, TempFile, check_writable, dangling_link, read_limited, remove_stale_temp_files,
+    write_error, write_target,
+)
 
 ARGUMENT_SPEC = dict(
     read=dict(type='list', elements='path', default=[]),
@@ -159,6 +184,7 @@ ARGUMENT_SPEC = dict(
         create_parents=dict(type='bool', default=False),
     )),
     remove=dict(type='list', elements='path', default=[]),
+    max_size=dict(type='int', default=MAX_CONFIG_BYTES),
 )
 
 
@@ -166,18 +192,11 @@ def _sha1(data):
     return hashlib.sha1(data).hexdigest()
 
 
-def _read_bytes(path):
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
-def _describe(path):
-    data = _read_bytes(path)
+def _describe(path, limit):
+    data = read_limited(path, limit, 'configuration file')
+    link_target = os.path.realpath(path) if os.path.islink(path) else None
     if data is None:
-        return dict(exists=False)
+        return dict(exists=False, link_target=link_target, dangling_link=dangling_link(path))
     st = os.stat(path)
     try:
         owner = pwd.getpwuid(st.st_uid).pw_name
@@ -188,71 +207,121 @@ def _describe(path):
     except KeyError:
         group = str(st.st_gid)
     return dict(exists=True, content=base64.b64encode(data).decode('ascii'), checksum=_sha1(data),
-                size=len(data), mode='%04o' % stat.S_IMODE(st.st_mode), owner=owner, group=group)
+                size=len(data), mode='%04o' % stat.S_IMODE(st.st_mode), owner=owner, group=group,
+                link_target=link_target, dangling_link=None)
+
+
+def _atomic_move(module, tmp, path):
+    """module.atomic_move, with its failure (an exception, or fail_json in older ansible-core) as an OSError-
+    bearing exception for write_error() instead of a traceback or an internal repr."""
+    original = module.fail_json
+    failure = []
+
+    def capture(msg='', **kwargs):
+        failure.append(msg)
+        raise RuntimeError(msg)
+
+    module.fail_json = capture
+    try:
+        module.atomic_move(tmp, path, unsafe_writes=False)
+    finally:
+        module.fail_json = original
 
 
 def _write(module, path, data, mode, create_parents):
     directory = os.path.dirname(path) or '.'
     if not os.path.isdir(directory):
         if not create_parents:
-            module.fail_json(msg='Cannot write %s: directory %s does not exist.' % (path, directory))
-        os.makedirs(directory, 0o755)
+            raise NodeFileError('cannot write %s: directory %s does not exist. Nothing was changed.' % (path, directory))
+        try:
+            os.makedirs(directory, 0o755)
+        except OSError as err:
+            raise NodeFileError('cannot create directory %s for %s: %s' % (directory, path, to_native(err)))
     existed = os.path.exists(path)
-    fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
     try:
-        with os.fdopen(fd, 'wb') as handle:
+        tmp = TempFile(path)
+    except OSError as err:
+        raise NodeFileError('%s (cannot create a temporary file in %s)' % (write_error(path, err), directory))
+    try:
+        with open(tmp.name, 'wb') as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        module.atomic_move(tmp, path, unsafe_writes=False)
+        _atomic_move(module, tmp.name, path)
+    except Exception as err:  # pylint: disable=broad-except
+        raise NodeFileError(write_error(path, err))
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.close()
     if not existed:
         module.set_mode_if_different(path, mode, False)
 
 
 def run(module):
     params = module.params
-    result = dict(changed=False, files={}, written=[], removed=[], backup_files={})
+    limit = params['max_size']
+    result = dict(changed=False, files={}, written=[], removed=[], backup_files={}, removed_temp_files=[])
+
+    def fail(msg):
+        module.fail_json(msg=msg, **result)
+
+    for path in params['read'] + [w['path'] for w in params['write']]:
+        for name in remove_stale_temp_files(write_target(path), module.check_mode):
+            if name not in result['removed_temp_files']:
+                result['removed_temp_files'].append(name)
     for path in params['read']:
         try:
-            result['files'][path] = _describe(path)
+            result['files'][path] = _describe(path, limit)
+        except NodeFileError as err:
+            fail(str(err))
         except (IOError, OSError) as err:
-            module.fail_json(msg='Cannot read %s: %s' % (path, to_native(err)), **result)
+            fail('cannot read %s: %s' % (path, to_native(err)))
 
     planned = []
     for item in params['write']:
-        path = os.path.realpath(item['path'])
+        path = write_target(item['path'])
         data = to_bytes(item['content'], errors='surrogate_or_strict')
-        if os.path.isdir(path):
-            module.fail_json(msg='Cannot write %s: it is a directory.' % item['path'], **result)
-        current = _read_bytes(path)
+        if len(data) > limit:
+            fail('refusing to write %s: the new content is %d bytes, above the limit of %d bytes (max_size). '
+                 'Nothing was changed.' % (item['path'], len(data), limit))
+        try:
+            current = read_limited(path, limit, 'configuration file')
+        except NodeFileError as err:
+            fail(str(err))
         expected = item['expected_checksum']
         if expected is not None:
             actual = 'absent' if current is None else _sha1(current)
             if actual != expected:
-                module.fail_json(
-                    msg='%s changed on the node while this task was running (expected %s, found %s); '
-                        'nothing was written. Run the task again.'
-                        % (item['path'], 'no file' if expected == 'absent' else 'checksum ' + expected,
-                           'no file' if actual == 'absent' else 'checksum ' + actual), **result)
+                fail('%s changed on the node while this task was running (expected %s, found %s); '
+                     'nothing was written. Run the task again.'
+                     % (item['path'], 'no file' if expected == 'absent' else 'checksum ' + expected,
+                        'no file' if actual == 'absent' else 'checksum ' + actual))
         if current != data:
+            try:
+                check_writable(path)
+            except NodeFileError as err:
+                fail(str(err))
             planned.append((item, path, data, current is not None))
     for path in params['remove']:
         if os.path.isdir(path) and not os.path.islink(path):
-            module.fail_json(msg='Refusing to remove %s: it is a directory, not a file.' % path, **result)
+            fail('Refusing to remove %s: it is a directory, not a file.' % path)
+        if os.path.lexists(path):
+            try:
+                check_writable(path)
+            except NodeFileError as err:
+                fail(str(err).replace('cannot write', 'cannot remove'))
 
     for item, path, data, existed in planned:
         result['written'].append(item['path'])
         if module.check_mode:
             continue
-        if item['backup'] and existed:
-            result['backup_files'][item['path']] = module.backup_local(path)
         try:
+            if item['backup'] and existed:
+                result['backup_files'][item['path']] = module.backup_local(path)
             _write(module, path, data, item['mode'], item['create_parents'])
-        except (IOError, OSError) as err:
-            module.fail_json(msg='Cannot write %s: %s' % (item['path'], to_native(err)), **result)
+        except NodeFileError as err:
+            fail(str(err))
+        except Exception as err:  # pylint: disable=broad-except
+            fail(write_error(path, err))
     for path in params['remove']:
         if os.path.lexists(path):
             result['removed'].append(path)
@@ -260,7 +329,7 @@ def run(module):
                 try:
                     os.unlink(path)
                 except (IOError, OSError) as err:
-                    module.fail_json(msg='Cannot remove %s: %s' % (path, to_native(err)), **result)
+                    fail('cannot remove %s: %s' % (path, to_native(err)))
     result['changed'] = bool(result['written'] or result['removed'])
     return result
 

@@ -121,8 +121,8 @@ def config_version(doc, path):
     """The root ``version`` (0 when absent, like containerd), refusing non-integers."""
     version = plain(doc.get('version', 0))
     if isinstance(version, bool) or not isinstance(version, int):
-        raise ContainerdConfigError('%s: `version = %r` must be an integer (2 for containerd 1.7, 3 for 2.x). '
-                                    'The file was not changed.' % (path, version))
+        raise ContainerdConfigError('%s: `version = %r` must be an integer (2 for containerd 1.7, 3 for 2.0-2.2, '
+                                    '4 for 2.3 and later). The file was not changed.' % (path, version))
     return version
 
 
@@ -333,8 +333,8 @@ def edit(text, path, wanted=None, import_path=None, misplaced='warn', new_versio
             raise ContainerdConfigError(
                 '%s is %s and the containerd version is unknown (containerd_version is not set and '
                 '`containerd --version` did not run on the node), so '
-                'the config version to write (2 for containerd 1.7, 3 for 2.x) cannot be chosen. Set '
-                'containerd_version (for example "1.7.24" or "2.1.0"). Nothing was changed.'
+                'the config version to write (2 for containerd 1.7, 3 for 2.0-2.2, 4 for 2.3 and later) cannot be '
+                'chosen. Set containerd_version (for example "1.7.24" or "2.1.0"). Nothing was changed.'
                 % (path, 'missing' if text is None else 'empty'))
         body = ''
         if wanted:

@@ -20,7 +20,7 @@ from ansible.plugins.action import ActionBase
 
 NODE_FILES = 'numaops.colocation.node_files'
 
-FileState = collections.namedtuple('FileState', 'path exists text checksum mode owner group')
+FileState = collections.namedtuple('FileState', 'path exists text checksum mode owner group link_target dangling_link')
 
 
 class NodeFilesAction(ActionBase):
@@ -42,7 +42,8 @@ class NodeFilesAction(ActionBase):
         result = self._execute_module(module_name=NODE_FILES, module_args=module_args,
                                       task_vars=task_vars)
         if result.get('failed'):
-            raise AnsibleActionFail(result.get('msg') or 'numaops.colocation.node_files failed: %r' % result)
+            raise AnsibleActionFail(failure_text(result))
+        self.removed_temp_files = list(result.get('removed_temp_files') or [])
         return result
 
     def read_files(self, paths, task_vars):
@@ -52,17 +53,21 @@ class NodeFilesAction(ActionBase):
         for path in paths:
             info = result['files'][path]
             if not info.get('exists'):
-                states[path] = FileState(path, False, None, 'absent', None, None, None)
+                states[path] = FileState(path, False, None, 'absent', None, None, None, info.get('link_target'),
+                                         info.get('dangling_link'))
                 continue
             data = base64.b64decode(info['content'])
-            try:
-                text = data.decode('utf-8')
-            except UnicodeDecodeError as err:
-                raise AnsibleActionFail('%s is not UTF-8 text (byte %d): refusing to edit it; nothing was changed.'
-                                        % (path, err.start))
-            states[path] = FileState(path, True, text, info['checksum'], info['mode'], info['owner'],
-                                     info['group'])
+            states[path] = FileState(path, True, decode_text(path, data), info['checksum'], info['mode'],
+                                     info['owner'], info['group'], info.get('link_target'), None)
         return states
+
+    def temp_file_warnings(self):
+        """A warning for stale temporary files node_files removed (an earlier run was interrupted)."""
+        names = getattr(self, 'removed_temp_files', None)
+        if not names:
+            return []
+        return ['removed %d temporary file(s) left by an interrupted earlier run: %s'
+                % (len(names), ', '.join(names))]
 
     def commit(self, writes, task_vars, remove=None):
         """Write and remove files on the node (in check mode: report only).
@@ -74,6 +79,37 @@ class NodeFilesAction(ActionBase):
         if not writes and not remove:
             return dict(changed=False, written=[], removed=[], backup_files={})
         return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
+
+
+def failure_text(result):
+    """The message of a failed node_files run: its ``msg``, else the text of its exception, never a repr."""
+    msg = result.get('msg')
+    if msg:
+        return msg
+    exc = result.get('exception')
+    text = None
+    if isinstance(exc, str):
+        text = exc.strip().splitlines()[-1] if exc.strip() else None
+    elif exc is not None:
+        text = getattr(exc, 'msg', None) or getattr(getattr(exc, 'event', None), 'msg', None)
+    return 'numaops.colocation.node_files failed on the node: %s' % (text or 'no message (run with -vvv for the module output)')
+
+
+def decode_text(path, data):
+    """File bytes as text: UTF-8, refusing other encodings and NUL bytes with file, line and column."""
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as err:
+        line = data.count(b'\n', 0, err.start) + 1
+        column = err.start - (data.rfind(b'\n', 0, err.start) + 1) + 1
+        raise AnsibleActionFail('%s line %d, column %d: byte 0x%02x is not UTF-8; TOML and YAML files must be UTF-8, '
+                                'so the file is refused (convert it, for example with `iconv -f latin1 -t utf-8`). '
+                                'Nothing was changed.' % (path, line, column, data[err.start]))
+    if '\x00' in text:
+        offset = text.index('\x00')
+        raise AnsibleActionFail('%s line %d: contains a NUL byte; it is not a text file, so it is refused. '
+                                'Nothing was changed.' % (path, text.count('\n', 0, offset) + 1))
+    return text
 
 
 def make_diff(path, before, after):

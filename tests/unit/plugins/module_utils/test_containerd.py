@@ -62,11 +62,25 @@ def test_parse_duration_invalid(text):
         c.parse_duration(text)
 
 
-def test_validate_options_accepts_good_values():
-    c.validate_options(dict(path='/etc/containerd/config.toml', socket_path='/var/run/nri/nri.sock',
-                            plugin_path='/opt/nri/plugins', plugin_registration_timeout='5s',
-                            plugin_request_timeout='1m', mode='dropin', dropin_path='/etc/containerd/conf.d/99-nri.toml',
-                            containerd_version='1.7.24'))
+GOOD_OPTIONS = dict(path='/etc/containerd/config.toml', socket_path='/var/run/nri/nri.sock',
+                    plugin_path='/opt/nri/plugins', plugin_registration_timeout='5s',
+                    plugin_request_timeout='1m', mode='dropin', dropin_path='/etc/containerd/conf.d/99-nri.toml',
+                    containerd_version='1.7.24')
+
+
+@pytest.mark.parametrize('key, bad', [('path', 'relative.toml'), ('socket_path', '/' + 'x' * 120),
+                                      ('plugin_path', 'opt/nri'), ('plugin_registration_timeout', '5'),
+                                      ('plugin_request_timeout', '0s'), ('dropin_path', '/etc/containerd/config.toml'),
+                                      ('containerd_version', 'latest')])
+def test_validate_options_accepts_good_values(key, bad):
+    # the good set passes (returns nothing) ...
+    assert c.validate_options(dict(GOOD_OPTIONS)) is None
+    # ... and is not accepted by a check that looks at nothing: one bad value in it is refused, by name
+    params = dict(GOOD_OPTIONS)
+    params[key] = bad
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.validate_options(params)
+    assert '%s=' % key in str(err.value)
 
 
 @pytest.mark.parametrize('params, fragment', [
@@ -122,7 +136,7 @@ def test_check_supported_refuses_containerd_16_with_the_way_out():
 
 
 @pytest.mark.parametrize('config_version, fragment', [
-    (1, '`version = 1`'), (0, 'no `version` key'), (4, 'knows containerd config versions 2 and 3'),
+    (1, '`version = 1`'), (0, 'no `version` key'), (5, 'knows containerd config versions 2, 3, 4'),
 ])
 def test_check_supported_refuses_config_versions(config_version, fragment):
     with pytest.raises(c.ContainerdConfigError) as err:
@@ -135,9 +149,63 @@ def test_check_supported_refuses_version_3_for_containerd_17():
         c.check_supported('/x.toml', c.parse_version_string('1.7.24'), 3)
 
 
-@pytest.mark.parametrize('version, config_version', [('1.7.0', 2), ('2.0.0', 2), ('2.1.9', 3), (None, 2), (None, 3)])
-def test_check_supported_accepts(version, config_version):
-    c.check_supported('/x.toml', c.parse_version_string(version) if version else None, config_version)
+@pytest.mark.parametrize('version, config_version, highest', [
+    ('1.7.0', 2, 2), ('2.0.0', 2, 3), ('2.1.9', 3, 3), ('2.2.1', 3, 3), ('2.3.0', 4, 4), ('2.4.2', 3, 4),
+    ('2.4.2', 4, 4), (None, 2, 4), (None, 3, 4), (None, 4, 4),
+])
+def test_check_supported_accepts(version, config_version, highest):
+    parsed = c.parse_version_string(version) if version else None
+    assert c.check_supported('/x.toml', parsed, config_version) is None
+    # the boundary is real: one version above what this containerd reads is refused
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.check_supported('/x.toml', parsed, highest + 1)
+    assert '`version = %d`' % (highest + 1) in str(err.value)
+
+
+@pytest.mark.parametrize('version, highest', [('1.7.24', 2), ('2.0.0', 3), ('2.2.9', 3), ('2.3.0', 4), ('2.4.2', 4)])
+def test_highest_config_version_per_release(version, highest):
+    # from containerd's own version.ConfigVersion: 1.7 reads 2, v2.2.1 3, v2.3.0 and v2.4.2 4
+    assert c.highest_config_version(c.parse_version_string(version)) == highest
+    assert c.config_version_for(c.parse_version_string(version), None) == highest
+
+
+@pytest.mark.parametrize('table, fragment', [
+    ({'socket_path': 7}, 'socket_path = 7 (integer) must be a string'),
+    ({'disable': 'false'}, 'disable = "false" (string) must be a boolean'),
+    ({'plugin_request_timeout': 2.5}, 'plugin_request_timeout = 2.5 (float) must be a Go duration'),
+    ({'plugin_registration_timeout': '5 s'}, 'plugin_registration_timeout = "5 s" (string) must be a Go duration'),
+    ({'disable_connections': 1}, 'disable_connections = 1 (integer) must be a boolean'),
+    ({'default_validator': {'enable': 'yes'}}, 'default_validator.enable = "yes" (string) must be a boolean'),
+    ({'default_validator': {'required_plugins': [1]}}, 'default_validator.required_plugins = [1] (array)'),
+    ({'default_validator': 'on'}, 'default_validator = "on" (string) must be a table'),
+])
+def test_validate_nri_table_refuses_wrong_types(table, fragment):
+    with pytest.raises(c.ContainerdConfigError) as err:
+        c.validate_nri_table('/etc/containerd/config.toml', table)
+    assert fragment in str(err.value) and '/etc/containerd/config.toml' in str(err.value)
+
+
+def test_validate_nri_table_accepts_containerd_defaults_and_warns_on_unknown_keys():
+    table = dict(c.NRI_DEFAULTS, disable=False, default_validator={'enable': False, 'required_plugins': []})
+    assert c.validate_nri_table('/x.toml', table) == []
+    warnings = c.validate_nri_table('/x.toml', dict(table, socket_mode='0660'))
+    assert len(warnings) == 1 and "'socket_mode'" in warnings[0]
+    # containerd reads an integer duration as nanoseconds (checked with 1.7.24, 2.1.9 and 2.4.2): kept, with a warning
+    warnings = c.validate_nri_table('/x.toml', dict(table, plugin_request_timeout=2))
+    assert len(warnings) == 1 and 'read by containerd as 2 nanoseconds' in warnings[0]
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('# File generated by k3s. DO NOT EDIT. Use config.toml.tmpl instead.\nversion = 2\n', ('k3s', 'config.toml.tmpl')),
+    ('# File generated by k3s. DO NOT EDIT. Use config-v3.toml.tmpl instead.\nversion = 3\n',
+     ('k3s', 'config-v3.toml.tmpl')),
+    ('\n# File generated by rke2. DO NOT EDIT. Use config.toml.tmpl instead.\n', ('rke2', 'config.toml.tmpl')),
+    ('version = 2\n# File generated by k3s. DO NOT EDIT.\n', None),
+    ('# containerd config\nversion = 2\n', None),
+])
+def test_generated_header(text, expected):
+    got = c.generated_header(text)
+    assert (got[:2] if got else None) == expected
 
 
 def test_defaults_differ_only_in_disable():
@@ -154,6 +222,7 @@ def test_defaults_differ_only_in_disable():
 def test_config_version_for():
     assert c.config_version_for(c.parse_version_string('1.7'), None) == 2
     assert c.config_version_for(c.parse_version_string('2.0'), None) == 3
+    assert c.config_version_for(c.parse_version_string('2.3'), None) == 4
     assert c.config_version_for(c.parse_version_string('2.0'), 2) == 2
     assert c.config_version_for(None, None) is None
 

@@ -73,6 +73,9 @@ def cluster(k8s_standin, k8s_client):
 def test_sync_mixed_namespace_check_mode_predicts_real_run(cluster, k8s_client, capsys):
     predicted = run(capsys, cluster, check_mode=True, diff=True, namespaces=['team'])
     assert writes(cluster) == []
+    # without --diff no diff is returned (as with every other module)
+    plain = run(capsys, cluster, check_mode=True, namespaces=['team'])
+    assert 'diff' not in plain and plain['changed'] == predicted['changed']
     real = run(capsys, cluster, diff=True, namespaces=['team'])
     for key in ('changed', 'annotated', 'reset', 'unchanged', 'skipped', 'pods', 'diff'):
         assert predicted[key] == real[key], key

@@ -17,6 +17,7 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common import warnings as module_warnings
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
 from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -347,14 +348,14 @@ def test_os_error_after_defaults_written_restores_them(tmp_path, capsys, monkeyp
     # the defaults file is put back and the message names the file and the error
     root = sandbox(tmp_path, 'debian')
     cfg = root + '/boot/grub/grub.cfg'
-    real_mkstemp = kernel_cmdline.tempfile.mkstemp
+    real_mkstemp = nodefile.tempfile.mkstemp
 
     def mkstemp(prefix='', suffix='', dir=None):  # noqa: A002  pylint: disable=redefined-builtin
         if dir == os.path.dirname(cfg):
             raise OSError(28, 'No space left on device', dir)
         return real_mkstemp(prefix=prefix, suffix=suffix, dir=dir)
 
-    monkeypatch.setattr(kernel_cmdline.tempfile, 'mkstemp', mkstemp)
+    monkeypatch.setattr(nodefile.tempfile, 'mkstemp', mkstemp)
     before = snapshot(root)
     res = run(capsys, **common(root, args=WANT, backend='update-grub', grub_script_check_path=None,
                                grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig'))
@@ -390,7 +391,7 @@ def test_failed_second_move_restores_first_cfg_and_defaults(tmp_path, capsys, mo
     res = run(capsys, **args)
     assert moved == [second]
     assert res['failed'] is True
-    assert res['msg'].startswith('cannot move the new %s into place' % second)
+    assert res['msg'].startswith('cannot write %s: ' % second)
     assert 'No space left on device' in res['msg']
     assert first in res['msg'].split('restored byte for byte:')[1]
     assert root + '/etc/default/grub' in res['msg'].split('restored byte for byte:')[1]

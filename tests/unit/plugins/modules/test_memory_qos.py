@@ -579,3 +579,30 @@ def test_symlink_out_of_the_tree_is_refused(capsys, node, tmp_path):
     res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
     assert res['failed'] is True and 'outside the kubepods cgroup' in res['msg']
     assert (outside / 'memory.min').read_text() == '0\n'
+
+
+def test_read_back_failure_is_reported_not_taken_for_success(capsys, node, monkeypatch):
+    # the read-back after a write used to count an unreadable file as "stored what was written", so neither
+    # warning could fire for it; now a failed read-back is reported, and a different value still is
+    standin, pods, configs = node
+    written = set()
+    real_write, real_read = memory_qos.write_value, memory_qos.read_text
+
+    def write_value(path, value):
+        real_write(path, value)
+        written.add(path)
+
+    def read_text(path):
+        if path in written and path.endswith('memory.min'):
+            raise OSError(5, 'Input/output error', path)
+        if path in written and path.endswith('memory.high'):
+            return '4096\n'
+        return real_read(path)
+
+    monkeypatch.setattr(memory_qos, 'write_value', write_value)
+    monkeypatch.setattr(memory_qos, 'read_text', read_text)
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True
+    texts = ' '.join(warnings_of(res))
+    assert 'could not be read back' in texts and 'memory.min (' in texts and 'Input/output error' in texts
+    assert 'the kernel stored other values than written' in texts and 'holds 4096 after writing' in texts

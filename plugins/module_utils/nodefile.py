@@ -1,0 +1,260 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Facts and helpers for files this collection replaces on a node (Python 3.8+, standard library only).
+
+Used by ``node_files`` (kubelet and containerd configuration) and ``kernel_cmdline`` (grub files):
+
+* size limits: files above them are refused before they are read (real files are kilobytes);
+* the name of our temporary files, ``.<name>.<8 random characters>.numaops`` next to the file (plus
+  ``.new`` for the file grub-mkconfig writes first), and the removal of the ones an interrupted run left;
+  a temporary file in use is locked (``flock``), so a run never removes one that another run still writes;
+* links: the file replaced is the link's target, so the link stays a link;
+* error texts for write failures that say what to do (immutable file, read-only file system).
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+import fcntl
+import os
+import re
+import stat
+import struct
+import tempfile
+
+# Configuration files (kubelet, containerd, /etc/default/grub, /etc/kernel/cmdline, BLS entries).
+MAX_CONFIG_BYTES = 1024 * 1024
+# grub.cfg: generated, one menu entry per kernel; a few hundred kilobytes at most on real nodes.
+MAX_GRUB_CFG_BYTES = 8 * 1024 * 1024
+
+TEMP_SUFFIX = '.numaops'
+_TEMP_RANDOM = r'[a-z0-9_]{8}'  # tempfile's random part: 8 of [a-z0-9_]
+
+# linux/fs.h: FS_IOC_GETFLAGS (_IOR('f', 1, long)) and the flags that forbid replacing a file
+_FS_IOC_GETFLAGS = 0x80086601
+_FS_IMMUTABLE_FL = 0x00000010
+_FS_APPEND_FL = 0x00000020
+
+
+class NodeFileError(Exception):
+    """A file cannot be read or written; the message names the file and the reason."""
+
+
+def human_size(size):
+    if size >= 1024 * 1024 and size % (1024 * 1024) == 0:
+        return '%d MiB' % (size // (1024 * 1024))
+    if size >= 1024 * 1024:
+        return '%.1f MiB' % (size / (1024.0 * 1024))
+    if size >= 1024:
+        return '%.1f KiB' % (size / 1024.0)
+    return '%d bytes' % size
+
+
+def check_size(path, limit, what='file'):
+    """Refuse ``path`` when it is larger than ``limit`` bytes (stat only, nothing is read)."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return
+    if size > limit:
+        raise NodeFileError(
+            'refusing %s: it is %s (%d bytes), above the limit of %s (%d bytes) for a %s this collection edits; '
+            'real ones are kilobytes, so this one is damaged or not what it seems. Nothing was changed.'
+            % (path, human_size(size), size, human_size(limit), limit, what))
+
+
+def read_limited(path, limit, what='file'):
+    """The bytes of ``path`` (None when missing), refusing directories, non-regular files and oversized files."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise NodeFileError('cannot read %s: %s' % (path, os_error_text(exc)))
+    if stat.S_ISDIR(st.st_mode):
+        raise NodeFileError('cannot use %s: it is a directory, not a file. Nothing was changed.' % path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NodeFileError('cannot use %s: it is not a regular file (a device, socket or pipe). Nothing was changed.'
+                            % path)
+    check_size(path, limit, what)
+    try:
+        with open(path, 'rb') as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise NodeFileError('cannot read %s: %s' % (path, os_error_text(exc)))
+    if len(data) > limit:
+        check_size(path, limit, what)
+    return data
+
+
+def dangling_link(path):
+    """The final target of ``path`` when it is a symbolic link to something that does not exist, else None."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return os.path.realpath(path)
+    return None
+
+
+def write_target(path):
+    """The file a write to ``path`` replaces: the final target of a link (the link itself is kept)."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    return path
+
+
+def os_error_text(exc):
+    """``strerror`` of an OSError (or of the first OSError in its cause chain), else the text of ``exc``."""
+    seen = 0
+    cur = exc
+    while cur is not None and seen < 8:
+        if isinstance(cur, OSError) and cur.strerror:
+            return cur.strerror
+        cur = cur.__cause__ or cur.__context__
+        seen += 1
+    return str(exc)
+
+
+def _errno_of(exc):
+    seen = 0
+    cur = exc
+    while cur is not None and seen < 8:
+        if isinstance(cur, OSError) and cur.errno:
+            return cur.errno
+        cur = cur.__cause__ or cur.__context__
+        seen += 1
+    return None
+
+
+def file_flags(path):
+    """'immutable', 'append-only' or None (chattr flags; None also where they cannot be read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_NOFOLLOW', 0))
+    except OSError:
+        return None
+    try:
+        buf = fcntl.ioctl(fd, _FS_IOC_GETFLAGS, struct.pack('l', 0))
+        flags = struct.unpack('l', buf)[0]
+    except (OSError, IOError, struct.error):
+        return None
+    finally:
+        os.close(fd)
+    if flags & _FS_IMMUTABLE_FL:
+        return 'immutable'
+    if flags & _FS_APPEND_FL:
+        return 'append-only'
+    return None
+
+
+def write_error(path, exc):
+    """The text for a failed write of ``path``: ``cannot write PATH: <reason> (<what to do>)``."""
+    code = _errno_of(exc)
+    reason = os_error_text(exc)
+    hint = ''
+    if code in (errno.EPERM, errno.EACCES):
+        flag = file_flags(path) or file_flags(os.path.dirname(path) or '.')
+        if flag:
+            hint = (' (%s: `lsattr %s` shows it; `chattr -%s` lifts it)'
+                    % (flag, path, 'i' if flag == 'immutable' else 'a'))
+        else:
+            hint = ' (immutable? check `lsattr %s`; or a security policy forbids it)' % path
+    elif code == errno.EROFS:
+        hint = ' (the file system is mounted read-only)'
+    elif code == errno.ENOSPC:
+        hint = ' (the file system is full)'
+    return 'cannot write %s: %s%s' % (path, reason, hint)
+
+
+def check_writable(path):
+    """Refuse before anything is written when ``path`` (or its directory) is immutable or append-only."""
+    for target in (path, os.path.dirname(path) or '.'):
+        if not os.path.exists(target):
+            continue
+        flag = file_flags(target)
+        if flag:
+            raise NodeFileError(
+                'cannot write %s: Operation not permitted (%s%s: `lsattr %s` shows it; `chattr -%s %s` lifts it). '
+                'Nothing was changed.' % (path, flag, '' if target == path else ' directory', target,
+                                          'i' if flag == 'immutable' else 'a', target))
+
+
+def temp_pattern(path):
+    """The regular expression of our temporary files for ``path`` (its basename)."""
+    name = re.escape(os.path.basename(path))
+    return re.compile(r'^\.%s\.%s%s(?:\.new)?$' % (name, _TEMP_RANDOM, re.escape(TEMP_SUFFIX)))
+
+
+class TempFile(object):
+    """A locked temporary file next to ``path`` (same file system, so the final rename is atomic)."""
+
+    def __init__(self, path):
+        directory = os.path.dirname(path) or '.'
+        fd, self.name = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix=TEMP_SUFFIX, dir=directory)
+        self.fd = fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass
+
+    def close(self):
+        """Remove the file if it is still there (not moved into place) and release the lock."""
+        try:
+            for leftover in (self.name, self.name + '.new'):
+                if os.path.lexists(leftover):
+                    os.unlink(leftover)
+        finally:
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
+
+
+def stale_temp_files(path):
+    """Our temporary files for ``path`` that no running process holds (left by an interrupted run)."""
+    directory = os.path.dirname(path) or '.'
+    pattern = temp_pattern(path)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    found = []
+    for name in sorted(names):
+        if not pattern.match(name):
+            continue
+        full = os.path.join(directory, name)
+        try:
+            st = os.lstat(full)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        base = full[:-len('.new')] if full.endswith('.new') else full
+        if _in_use(base):
+            continue
+        found.append(full)
+    return found
+
+
+def _in_use(name):
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def remove_stale_temp_files(path, check_mode=False):
+    """Remove (in check mode: list) our stale temporary files for ``path``; returns their names."""
+    found = stale_temp_files(path)
+    if not check_mode:
+        for name in found:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+    return found
