@@ -151,14 +151,20 @@ def imports(text):
 
 
 _SPEC_FIELD = {
-    'Default': re.compile(r'\bDefault\s*:\s*(true|false)\b'),
+    'Default': re.compile(r'\bDefault\s*:\s*(\w+)\b'),
     'PreRelease': re.compile(r'\bPreRelease\s*:\s*(?:\w+\.)?(PreAlpha|Alpha|Beta|GA|Deprecated)\b'),
-    'LockToDefault': re.compile(r'\bLockToDefault\s*:\s*(true|false)\b'),
+    'LockToDefault': re.compile(r'\bLockToDefault\s*:\s*(\w+)\b'),
     'Version': re.compile(r'\bVersion\s*:\s*version\.MustParse\(\s*"v?1\.(\d+)(?:\.\d+)?"\s*\)'),
 }
 
 
-def parse_spec(text, versioned):
+def bool_constants(text):
+    """``name = true`` / ``name bool = false`` declarations: {name: bool}."""
+    return dict((name, value == 'true')
+                for name, value in re.findall(r'(?m)^\s*(?:const\s+|var\s+)?(\w+)\s+(?:bool\s*)?=\s*(true|false)\s*$', text))
+
+
+def parse_spec(text, versioned, bools=None):
     spec = {}
     for field, pattern in _SPEC_FIELD.items():
         match = pattern.search(text)
@@ -166,8 +172,17 @@ def parse_spec(text, versioned):
             spec[field] = match.group(1)
     if 'PreRelease' not in spec or (versioned and 'Version' not in spec):
         raise SourceError('feature spec not understood: {%s}' % text.strip())
-    return (int(spec['Version']) if versioned else 0, spec['PreRelease'], spec.get('Default') == 'true',
-            spec.get('LockToDefault') == 'true')
+    flags = []
+    for field in ('Default', 'LockToDefault'):
+        value = spec.get(field, 'false')
+        if value in ('true', 'false'):
+            flags.append(value == 'true')
+        elif value in (bools or {}):
+            flags.append(bools[value])
+        else:
+            raise SourceError('feature spec field %s: %s is not a boolean this generator can resolve: {%s}'
+                              % (field, value, text.strip()))
+    return (int(spec['Version']) if versioned else 0, spec['PreRelease'], flags[0], flags[1])
 
 
 _MAP_RE = re.compile(r'map\[(?:\w+\.)?Feature\](?:\w+\.)?(FeatureSpec|VersionedSpecs)\s*\{')
@@ -176,6 +191,7 @@ _MAP_RE = re.compile(r'map\[(?:\w+\.)?Feature\](?:\w+\.)?(FeatureSpec|VersionedS
 def feature_maps(text):
     """{name of the var or func holding it: [(key expression, [spec, ...]), ...]} for every feature map literal."""
     maps = {}
+    bools = bool_constants(text)
     for match in _MAP_RE.finditer(text):
         versioned = match.group(1) == 'VersionedSpecs'
         head = text[:match.start()]
@@ -193,9 +209,9 @@ def feature_maps(text):
                 raise SourceError('feature map entry not understood: %s' % item[:200])
             inner = value[1:-1]
             if versioned:
-                specs = [parse_spec(spec[1:-1], True) for spec in top_level_items(inner)]
+                specs = [parse_spec(spec[1:-1], True, bools) for spec in top_level_items(inner)]
             else:
-                specs = [parse_spec(inner, False)]
+                specs = [parse_spec(inner, False, bools)]
             entries.append((key.strip(), specs))
         maps[name] = entries
     return maps
