@@ -528,9 +528,9 @@ def test_plan_feature_gates():
 # Checkpoint files
 
 CPU_NONE = '{"policyName":"none","defaultCpuSet":"","checksum":1353318690}'
-CPU_STATIC = '{"policyName":"static","defaultCpuSet":"2-31","entries":{},"checksum":1}'
+CPU_STATIC = k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '2-31', 'entries': {}})
 MEM_NONE = '{"policyName":"None","machineState":{},"checksum":4236770233}'
-MEM_STATIC = '{"policyName":"Static","machineState":{},"entries":{},"checksum":1}'
+MEM_STATIC = k.checkpoint_text('memory', {'policyName': 'Static', 'machineState': {}, 'entries': {}})
 STRICT = {'strict-cpu-reservation': 'true'}
 
 STATE = [
@@ -572,12 +572,13 @@ STATE = [
      None, ['cpu'], 'changes from "none" to "static"'),
     ('config static -> none, checkpoint already none', cfg(**STATIC), cfg(reservedSystemCPUs='0-1'), CPU_NONE, None,
      [], None),
-    ('unreadable checkpoint, policy changes', cfg(), cfg(**STATIC), 'garbage', None, ['cpu'], 'cannot be read'),
+    ('unreadable checkpoint, policy changes', cfg(), cfg(**STATIC), 'garbage', None, ['cpu'],
+     'the CPU manager checkpoint is corrupt: it is not JSON'),
     ('empty policy in the file is none', cfg(cpuManagerPolicy='', memoryManagerPolicy=''),
      cfg(cpuManagerPolicy='none', memoryManagerPolicy='None'), CPU_NONE, MEM_NONE, [], None),
     ('empty policy -> static', cfg(cpuManagerPolicy=''), cfg(**STATIC), CPU_NONE, None, ['cpu'],
      'configured policy "static" differs from state checkpoint policy "none"'),
-    ('unreadable checkpoint, nothing changes', cfg(), cfg(), 'garbage', None, [], None),
+    ('unreadable checkpoint, nothing changes', cfg(), cfg(), 'garbage', None, ['cpu'], 'whatever the configuration'),
     ('memory None -> Static', cfg(), cfg(**MEM_OK), CPU_NONE, MEM_NONE, ['memory'],
      'configured policy "Static" differs from state checkpoint policy "None"'),
     ('memory Static -> None', cfg(**MEM_OK), cfg(), None, MEM_STATIC, ['memory'], 'records memory manager policy'),
@@ -593,7 +594,8 @@ STATE = [
      cfg(), None, MEM_NONE, [], None),
     ('memory stale checkpoint', cfg(**MEM_OK), cfg(**MEM_OK), None, MEM_NONE, ['memory'], 'records memory manager'),
     ('both change', cfg(), cfg(**dict(STATIC, **MEM_OK)), CPU_NONE, MEM_NONE, ['cpu', 'memory'], None),
-    ('memory unreadable, reservedMemory changes', cfg(**MEM_OK), cfg(), None, '{}', ['memory'], 'cannot be read'),
+    ('memory unreadable, reservedMemory changes', cfg(**MEM_OK), cfg(), None, '{}', ['memory'],
+     'the memory manager checkpoint is corrupt: it records no policyName'),
 ]
 
 
@@ -606,11 +608,11 @@ def test_state_files(name, before, after, cpu, memory, removed, reason):
         assert any(reason in item['reason'] for item in removals)
 
 
-def test_unreadable_checkpoint_warns_when_kept():
+def test_corrupt_checkpoints_are_removed_when_nothing_changes():
     removals, warnings = k.state_files_to_remove(cfg(), cfg(), 'garbage', '[]', '/var/lib/kubelet/')
-    assert removals == []
-    assert [w.split(' ')[0] for w in warnings] == ['/var/lib/kubelet/cpu_manager_state',
+    assert [item['path'] for item in removals] == ['/var/lib/kubelet/cpu_manager_state',
                                                    '/var/lib/kubelet/memory_manager_state']
+    assert 'it is not a JSON object' in removals[1]['reason'] and warnings == []
 
 
 def test_recorded_policy():
