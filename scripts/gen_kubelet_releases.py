@@ -128,8 +128,9 @@ def top_level_items(body):
 
 def string_constants(text):
     """``Name Type = "value"`` and ``Name = "value"`` declarations: {Name: value}."""
-    found = dict(re.findall(r'(?m)^\s*([A-Za-z_]\w*)\s+(?:[\w.]+\s*)?=\s*"([^"\n]*)"', text))
-    found.update(re.findall(r'(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:\w+\.)?Feature\(\s*"([^"\n]*)"\s*\)', text))
+    found = dict(re.findall(r'(?m)^\s*(?:const\s+|var\s+)?([A-Za-z_]\w*)\s+(?:[\w.]+\s*)?=\s*"([^"\n]*)"', text))
+    found.update(re.findall(r'(?m)^\s*(?:const\s+|var\s+)?([A-Za-z_]\w*)\s*=\s*(?:\w+\.)?Feature\(\s*"([^"\n]*)"\s*\)',
+                            text))
     return found
 
 
