@@ -31,7 +31,6 @@ import argparse
 import ast
 import json
 import os
-import pprint
 import re
 import subprocess
 import sys
@@ -476,10 +475,37 @@ __metaclass__ = type
 '''
 
 
+def python_literal(value, indent=0, used=0, width=120):
+    """``value`` as Python source in a pep8 hanging-indent layout: one line when it fits, else one entry a line.
+
+    ``indent``: the indentation of the line the value starts on; ``used``: the characters already on that line.
+    """
+    flat = _flat(value)
+    if used + len(flat) + 1 <= width or not isinstance(value, (dict, tuple)) or not value:
+        return flat
+    inner = ' ' * (indent + 4)
+    if isinstance(value, dict):
+        items = []
+        for key in sorted(value):
+            head = '%s%r: ' % (inner, key)
+            items.append('%s%s,' % (head, python_literal(value[key], indent + 4, len(head), width)))
+        return '{\n%s\n%s}' % ('\n'.join(items), ' ' * indent)
+    items = ['%s%s,' % (inner, python_literal(item, indent + 4, len(inner), width)) for item in value]
+    return '(\n%s\n%s)' % ('\n'.join(items), ' ' * indent)
+
+
+def _flat(value):
+    if isinstance(value, dict):
+        return '{%s}' % ', '.join('%r: %s' % (key, _flat(value[key])) for key in sorted(value))
+    if isinstance(value, tuple):
+        return '(%s%s)' % (', '.join(_flat(item) for item in value), ',' if len(value) == 1 else '')
+    return repr(value)
+
+
 def render(table):
     out = [HEADER]
     for name in ('RELEASES', 'FEATURE_GATES', 'CPU_MANAGER_OPTIONS', 'TOPOLOGY_MANAGER_OPTIONS', 'RELEASE_RULES'):
-        out.append('%s = %s\n' % (name, pprint.pformat(table[name], width=120, sort_dicts=True)))
+        out.append('%s = %s\n' % (name, python_literal(table[name], 0, len(name) + 3)))
     return '\n'.join(out)
 
 

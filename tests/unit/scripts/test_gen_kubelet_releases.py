@@ -19,79 +19,79 @@ _SPEC.loader.exec_module(gen)
 KUBE_FEATURES = '''package features
 
 import (
-	genericfeatures "k8s.io/apiserver/pkg/features"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/component-base/featuregate"
+    genericfeatures "k8s.io/apiserver/pkg/features"
+    utilfeature "k8s.io/apiserver/pkg/util/feature"
+    "k8s.io/component-base/featuregate"
 )
 
 const (
-	// a comment with "quotes" and a } brace
-	CPUManagerPolicyOptions featuregate.Feature = "CPUManagerPolicyOptions"
-	CPUManagerPolicyAlphaOptions featuregate.Feature = "CPUManagerPolicyAlphaOptions"
-	CPUManagerPolicyBetaOptions featuregate.Feature = "CPUManagerPolicyBetaOptions"
-	TopologyManagerPolicyOptions featuregate.Feature = "TopologyManagerPolicyOptions"
-	TopologyManagerPolicyAlphaOptions featuregate.Feature = "TopologyManagerPolicyAlphaOptions"
-	TopologyManagerPolicyBetaOptions featuregate.Feature = "TopologyManagerPolicyBetaOptions"
-	SystemdWatchdog = featuregate.Feature("SystemdWatchdog")
-	Unregistered featuregate.Feature = "Unregistered"
+    // a comment with "quotes" and a } brace
+    CPUManagerPolicyOptions featuregate.Feature = "CPUManagerPolicyOptions"
+    CPUManagerPolicyAlphaOptions featuregate.Feature = "CPUManagerPolicyAlphaOptions"
+    CPUManagerPolicyBetaOptions featuregate.Feature = "CPUManagerPolicyBetaOptions"
+    TopologyManagerPolicyOptions featuregate.Feature = "TopologyManagerPolicyOptions"
+    TopologyManagerPolicyAlphaOptions featuregate.Feature = "TopologyManagerPolicyAlphaOptions"
+    TopologyManagerPolicyBetaOptions featuregate.Feature = "TopologyManagerPolicyBetaOptions"
+    SystemdWatchdog = featuregate.Feature("SystemdWatchdog")
+    Unregistered featuregate.Feature = "Unregistered"
 )
 
 func init() {
-	runtime.Must(utilfeature.DefaultMutableFeatureGate.AddVersioned(defaultVersionedKubernetesFeatureGates))
+    runtime.Must(utilfeature.DefaultMutableFeatureGate.AddVersioned(defaultVersionedKubernetesFeatureGates))
 }
 
 var defaultVersionedKubernetesFeatureGates = map[featuregate.Feature]featuregate.VersionedSpecs{
-	CPUManagerPolicyOptions: {
-		{Version: version.MustParse("1.22"), Default: false, PreRelease: featuregate.Alpha},
-		{Version: version.MustParse("1.33"), Default: true, PreRelease: featuregate.GA, LockToDefault: true}, // remove in 1.36
-	},
-	CPUManagerPolicyAlphaOptions: {
-		{Version: version.MustParse("1.23"), Default: false, PreRelease: featuregate.Alpha},
-	},
-	CPUManagerPolicyBetaOptions: {
-		{Version: version.MustParse("1.23"), Default: true, PreRelease: featuregate.Beta},
-	},
-	TopologyManagerPolicyOptions: {
-		{Version: version.MustParse("1.28"), Default: true, PreRelease: featuregate.Beta},
-		{Version: version.MustParse("1.32"), Default: true, PreRelease: featuregate.GA},
-	},
-	TopologyManagerPolicyAlphaOptions: {
-		{Version: version.MustParse("1.26"), Default: false, PreRelease: featuregate.Alpha},
-	},
-	TopologyManagerPolicyBetaOptions: {
-		{Version: version.MustParse("1.28"), Default: true, PreRelease: featuregate.Beta},
-	},
-	SystemdWatchdog: {
-		{Version: version.MustParse("1.40"), Default: false, PreRelease: featuregate.Alpha},
-	},
-	genericfeatures.APIResponseCompression: {
-		{Version: version.MustParse("1.16"), Default: true, PreRelease: featuregate.Beta},
-	},
+    CPUManagerPolicyOptions: {
+        {Version: version.MustParse("1.22"), Default: false, PreRelease: featuregate.Alpha},
+        {Version: version.MustParse("1.33"), Default: true, PreRelease: featuregate.GA, LockToDefault: true}, // remove in 1.36
+    },
+    CPUManagerPolicyAlphaOptions: {
+        {Version: version.MustParse("1.23"), Default: false, PreRelease: featuregate.Alpha},
+    },
+    CPUManagerPolicyBetaOptions: {
+        {Version: version.MustParse("1.23"), Default: true, PreRelease: featuregate.Beta},
+    },
+    TopologyManagerPolicyOptions: {
+        {Version: version.MustParse("1.28"), Default: true, PreRelease: featuregate.Beta},
+        {Version: version.MustParse("1.32"), Default: true, PreRelease: featuregate.GA},
+    },
+    TopologyManagerPolicyAlphaOptions: {
+        {Version: version.MustParse("1.26"), Default: false, PreRelease: featuregate.Alpha},
+    },
+    TopologyManagerPolicyBetaOptions: {
+        {Version: version.MustParse("1.28"), Default: true, PreRelease: featuregate.Beta},
+    },
+    SystemdWatchdog: {
+        {Version: version.MustParse("1.40"), Default: false, PreRelease: featuregate.Alpha},
+    },
+    genericfeatures.APIResponseCompression: {
+        {Version: version.MustParse("1.16"), Default: true, PreRelease: featuregate.Beta},
+    },
 }
 
 var notRegistered = map[featuregate.Feature]featuregate.FeatureSpec{
-	Unregistered: {Default: true, PreRelease: featuregate.Beta},
+    Unregistered: {Default: true, PreRelease: featuregate.Beta},
 }
 '''
 
 GENERIC = '''package features
 
 import (
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/component-base/featuregate"
+    utilfeature "k8s.io/apiserver/pkg/util/feature"
+    "k8s.io/component-base/featuregate"
 )
 
 const (
-	APIResponseCompression featuregate.Feature = "APIResponseCompression"
-	OldGate featuregate.Feature = "OldGate"
+    APIResponseCompression featuregate.Feature = "APIResponseCompression"
+    OldGate featuregate.Feature = "OldGate"
 )
 
 func init() {
-	runtime.Must(utilfeature.DefaultMutableFeatureGate.Add(defaultKubernetesFeatureGates))
+    runtime.Must(utilfeature.DefaultMutableFeatureGate.Add(defaultKubernetesFeatureGates))
 }
 
 var defaultKubernetesFeatureGates = map[featuregate.Feature]featuregate.FeatureSpec{
-	OldGate: {Default: oldDefault, PreRelease: featuregate.Deprecated, LockToDefault: true},
+    OldGate: {Default: oldDefault, PreRelease: featuregate.Deprecated, LockToDefault: true},
 }
 
 const oldDefault = true
@@ -102,42 +102,42 @@ LOGS = '''package v1
 const ContextualLogging featuregate.Feature = "ContextualLogging"
 
 func featureGates() map[featuregate.Feature]featuregate.VersionedSpecs {
-	return map[featuregate.Feature]featuregate.VersionedSpecs{
-		ContextualLogging: {
-			{Version: version.MustParse("1.24"), Default: false, PreRelease: featuregate.Alpha},
-			{Version: version.MustParse("1.30"), Default: true, PreRelease: featuregate.Beta},
-		},
-	}
+    return map[featuregate.Feature]featuregate.VersionedSpecs{
+        ContextualLogging: {
+            {Version: version.MustParse("1.24"), Default: false, PreRelease: featuregate.Alpha},
+            {Version: version.MustParse("1.30"), Default: true, PreRelease: featuregate.Beta},
+        },
+    }
 }
 
 func AddFeatureGates(mutableFeatureGate featuregate.MutableVersionedFeatureGate) error {
-	return mutableFeatureGate.AddVersioned(featureGates())
+    return mutableFeatureGate.AddVersioned(featureGates())
 }
 '''
 
 SERVER = '''package app
 
 import (
-	logsapi "k8s.io/component-base/logs/api/v1"
+    logsapi "k8s.io/component-base/logs/api/v1"
 )
 
 func init() {
-	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+    utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
 }
 
 func run() error {
-		var cpuManagerPolicyOptions map[string]string
-		if utilfeature.DefaultFeatureGate.Enabled(features.CPUManagerPolicyOptions) {
-			cpuManagerPolicyOptions = s.CPUManagerPolicyOptions
-		} else if s.CPUManagerPolicyOptions != nil {
-			return fmt.Errorf("CPU Manager policy options %v require feature gates", s.CPUManagerPolicyOptions)
-		}
-		var topologyManagerPolicyOptions map[string]string
-		if utilfeature.DefaultFeatureGate.Enabled(features.TopologyManagerPolicyOptions) {
-			topologyManagerPolicyOptions = s.TopologyManagerPolicyOptions
-		} else if s.TopologyManagerPolicyOptions != nil {
-			return fmt.Errorf("topology manager policy options %v require feature gates", s.TopologyManagerPolicyOptions)
-		}
+        var cpuManagerPolicyOptions map[string]string
+        if utilfeature.DefaultFeatureGate.Enabled(features.CPUManagerPolicyOptions) {
+            cpuManagerPolicyOptions = s.CPUManagerPolicyOptions
+        } else if s.CPUManagerPolicyOptions != nil {
+            return fmt.Errorf("CPU Manager policy options %v require feature gates", s.CPUManagerPolicyOptions)
+        }
+        var topologyManagerPolicyOptions map[string]string
+        if utilfeature.DefaultFeatureGate.Enabled(features.TopologyManagerPolicyOptions) {
+            topologyManagerPolicyOptions = s.TopologyManagerPolicyOptions
+        } else if s.TopologyManagerPolicyOptions != nil {
+            return fmt.Errorf("topology manager policy options %v require feature gates", s.TopologyManagerPolicyOptions)
+        }
 }
 '''
 
@@ -150,19 +150,19 @@ const (
 )
 
 var (
-	alphaOptions = sets.New[string](%s)
-	betaOptions = sets.NewString(%s)
-	stableOptions = sets.New[string](%s)
+    alphaOptions = sets.New[string](%s)
+    betaOptions = sets.NewString(%s)
+    stableOptions = sets.New[string](%s)
 )
 
 func CheckPolicyOptionAvailable(option string) error {
-	if alphaOptions.Has(option) && !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.%sPolicyAlphaOptions) {
-		return nil
-	}
-	if betaOptions.Has(option) && !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.%sPolicyBetaOptions) {
-		return nil
-	}
-	return nil
+    if alphaOptions.Has(option) && !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.%sPolicyAlphaOptions) {
+        return nil
+    }
+    if betaOptions.Has(option) && !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.%sPolicyBetaOptions) {
+        return nil
+    }
+    return nil
 }
 ''' % ('\n'.join('\t%s string = "%s"' % item for item in consts), alpha, beta, stable, prefix, prefix)
 
@@ -170,8 +170,8 @@ func CheckPolicyOptionAvailable(option string) error {
 FEATUREGATE = '''package featuregate
 
 const (
-	allAlphaGate Feature = "AllAlpha"
-	allBetaGate Feature = "AllBeta"
+    allAlphaGate Feature = "AllAlpha"
+    allBetaGate Feature = "AllBeta"
 )
 '''
 

@@ -341,8 +341,8 @@ INVALID = [
     ('removed gate', cfg(featureGates={'MemoryManager': True}), '1.36',
      ['featureGates.MemoryManager: kubelet 1.36 does not know this feature gate',
       'the gate was removed in kubelet 1.36']),
-    ('empty cpu options map with its gate off', cfg(cpuManagerPolicyOptions={},
-                                                   featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.32',
+    ('empty cpu options map with its gate off',
+     cfg(cpuManagerPolicyOptions={}, featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.32',
      ['the kubelet refuses any cpuManagerPolicyOptions map without it, even an empty one',
       'or remove the key (cpu_manager_policy_options: {})']),
 ]
