@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -19,9 +18,9 @@ For every release in the list (the latest patch of each minor), this downloads t
 
 Usage::
 
-    scripts/gen_kubelet_releases.py                     # the release list of the committed table
-    scripts/gen_kubelet_releases.py 1.31.14 ... 1.38.0  # a new list (a new release = one run)
-    scripts/gen_kubelet_releases.py --check             # exit 1 when the committed table is not what the sources say
+    python3 scripts/gen_kubelet_releases.py                     # the release list of the committed table
+    python3 scripts/gen_kubelet_releases.py 1.31.14 ... 1.38.0  # a new list (a new release = one run)
+    python3 scripts/gen_kubelet_releases.py --check             # exit 1 when the committed table is not what the sources say
 
 Only the standard library and the ``go`` command are needed.
 """
@@ -534,7 +533,7 @@ def committed_releases(path=OUTPUT):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('releases', nargs='*', help='releases as 1.M.P (default: the list of the committed table)')
     parser.add_argument('--output', default=OUTPUT)
     parser.add_argument('--check', action='store_true', help='do not write; exit 1 if the output would change')
