@@ -125,3 +125,21 @@ def test_corrupt_checkpoints_go_whatever_the_change(before, after):
 def test_valid_checkpoints_stay_when_nothing_changes():
     removals, _warnings = k.state_files_to_remove(BASE, BASE, KUBELET_CPU_NONE, KUBELET_MEMORY_NONE)
     assert removals == []
+
+
+FIXTURES = __file__.rsplit('/module_utils/', 1)[0] + '/fixtures/kubelet/'
+
+
+@pytest.mark.parametrize('kind,name', [('cpu', 'cpu_manager_state.static-1.37'),
+                                       ('memory', 'memory_manager_state.static-1.37')])
+def test_files_written_by_kubelet_1_37(kind, name):
+    # Written by the real kubelet 1.37.2 (static CPU policy, Static memory policy with a full machine state): both
+    # the data checksum and the checksum of the older format kept for rollback are the kubelet's.
+    with open(FIXTURES + name) as handle:
+        text = handle.read()
+    assert k.checkpoint_problem(kind, text) is None
+    doc = json.loads(text)
+    del doc['data'], doc['dataChecksum']
+    assert k.checkpoint_problem(kind, json.dumps(doc)) is None
+    doc['checksum'] += 1
+    assert 'does not match' in k.checkpoint_problem(kind, json.dumps(doc))
