@@ -324,6 +324,11 @@ def kubelet_gates(tree):
                 if any(re.search(r'(?s)func init\(\)\s*\{[^}]*DefaultMutableFeatureGate\.Add', t)
                        for t in tree.files(path)):
                     queue.append(path)
+                # A sibling register package whose init() hands the shared registry to this package
+                # (k8s.io/controller-manager/pkg/features/register): the package's maps are registered.
+                elif any(re.search(r'(?s)func init\(\)\s*\{[^}]*\w+\.\w+\(\s*utilfeature\.DefaultMutableFeatureGate\s*\)', t)
+                         for t in tree.files(path + '/register')):
+                    queue.append(path)
         for name in sorted(registered & set(maps)):
             for key, specs in maps[name]:
                 if '.' in key:

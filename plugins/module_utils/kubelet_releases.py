@@ -111,6 +111,7 @@ FEATURE_GATES = {
     'ContainerRestartRules': ((31, None), (34, ('Alpha', False, False)), (35, ('Beta', True, False))),
     'ContainerStopSignals': ((31, None), (33, ('Alpha', False, False))),
     'ContextualLogging': ((31, ('Beta', True, False)),),
+    'ControllerManagerReleaseLeaderElectionLockOnExit': ((31, None), (36, ('Alpha', False, False))),
     'CoordinatedLeaderElection': ((31, ('Alpha', False, False)), (33, ('Beta', False, False))),
     'CronJobsScheduledAnnotation': ((31, ('Beta', True, False)), (32, ('GA', True, True)), (35, None)),
     'CrossNamespaceVolumeDataSource': ((31, ('Alpha', False, False)),),

@@ -243,3 +243,17 @@ def test_the_real_kubelet_agrees_with_the_module(kubelets, containerd):
                                     ' (listed BY_DESIGN but they agree)' if designed else '', tail))
     print('real-kubelet agreement: %d runs in %.1fs' % (len(jobs), elapsed))
     assert not disagreements, '\n'.join(disagreements)
+
+
+def test_the_real_kubelet_knows_the_gates_of_the_table(kubelets):
+    # `kubelet --help` lists every gate that can still be set (alpha and beta); the generated table must have exactly
+    # those as alpha/beta at that release: this checks the generator found every package the registry gets gates from.
+    for binary, version in sorted(set(kubelets.values())):
+        out = subprocess.run([binary, '--help'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, check=False).stdout
+        block = out[out.index('--feature-gates'):]
+        block = block[:block.index('\n      --', 1)]
+        listed = set(re.findall(r'^\s+([A-Z][A-Za-z0-9]+)=true\|false', block, re.M)) - {'AllAlpha', 'AllBeta'}
+        minor = int(version.split('.')[1])
+        table = set(gate for gate in k.FEATURE_GATES if (k.gate_spec(gate, minor) or ('',))[0] in ('Alpha', 'Beta'))
+        assert listed == table, (version, sorted(listed - table), sorted(table - listed))
