@@ -126,6 +126,7 @@ class ActionModule(NodeFilesAction):
             restart_required=bool(outcome.get('written') or removed),
             changed_fields=changed_fields,
             state_files_removed=removed,
+            state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
             config=kubelet.managed_view(new_config),
         )
         if auto:
@@ -153,6 +154,8 @@ class ActionModule(NodeFilesAction):
             if writes:
                 diffs.append(make_diff(path, current_file.text, new_text))
             for item in removed:
-                diffs.append(make_diff(item, files[item].text if item in files else '', None))
+                diff = make_diff(item, files[item].text if item in files else '', None)
+                diff['after_header'] = '%s (removed: %s)' % (item, reasons.get(item, ''))
+                diffs.append(diff)
             result['diff'] = diffs
         return result

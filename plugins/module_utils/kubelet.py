@@ -31,6 +31,7 @@ import json
 import re
 from fractions import Fraction
 
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_releases as releases
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
 
@@ -95,19 +96,15 @@ DEFAULTS = {
 # kubelet's default evictionHard memory.available (applies when evictionHard is not set at all).
 DEFAULT_EVICTION_MEMORY = 100 * 2 ** 20
 
-# Maturity of each policy option: (first minor, level) steps, for kubelet 1.x.
-CPU_OPTIONS = {
-    'full-pcpus-only': ((22, 'alpha'), (23, 'beta'), (33, 'stable')),
-    'distribute-cpus-across-numa': ((23, 'alpha'), (33, 'beta')),
-    'align-by-socket': ((25, 'alpha'),),
-    'distribute-cpus-across-cores': ((31, 'alpha'),),
-    'strict-cpu-reservation': ((32, 'alpha'), (33, 'beta')),
-    'prefer-align-cpus-by-uncorecache': ((32, 'alpha'), (34, 'beta')),
-}
-TOPOLOGY_OPTIONS = {
-    'prefer-closest-numa-nodes': ((26, 'alpha'), (28, 'beta'), (32, 'stable')),
-    'max-allowable-numa-nodes': ((31, 'beta'), (35, 'stable')),
-}
+# Everything that differs between kubelet releases (feature gates with their stage, default and lock; the policy
+# options and their maturity; the gates they need) is generated from the Kubernetes sources into kubelet_releases.py
+# by scripts/gen_kubelet_releases.py.
+RELEASES = releases.RELEASES
+OLDEST_KNOWN_MINOR = int(RELEASES[0].split('.')[1])
+NEWEST_KNOWN_MINOR = int(RELEASES[-1].split('.')[1])
+CPU_OPTIONS = releases.CPU_MANAGER_OPTIONS
+TOPOLOGY_OPTIONS = releases.TOPOLOGY_MANAGER_OPTIONS
+FEATURE_GATES = releases.FEATURE_GATES
 # Pairs of CPU manager options the kubelet refuses together (both set to true).
 CPU_OPTION_CONFLICTS = (
     ('full-pcpus-only', 'distribute-cpus-across-cores'),
@@ -116,19 +113,8 @@ CPU_OPTION_CONFLICTS = (
     ('prefer-align-cpus-by-uncorecache', 'distribute-cpus-across-numa'),
 )
 MIN_MAX_ALLOWABLE_NUMA_NODES = 8
-# Feature gates this module reasons about: (first minor, default) steps, and the minor from which
-# the gate is locked to true (setting it to false makes the kubelet refuse to start).
-FEATURE_GATES = {
-    'CPUManagerPolicyOptions': (((22, False), (23, True)), 33),
-    'CPUManagerPolicyAlphaOptions': (((23, False),), None),
-    'CPUManagerPolicyBetaOptions': (((23, True),), None),
-    'TopologyManagerPolicyOptions': (((26, False), (28, True)), 32),
-    'TopologyManagerPolicyAlphaOptions': (((26, False),), None),
-    'TopologyManagerPolicyBetaOptions': (((26, False), (28, True)), None),
-    'MemoryManager': (((21, False), (22, True)), 32),
-}
-OLDEST_KNOWN_MINOR = 23
-NEWEST_KNOWN_MINOR = 35
+# evictionHard percentages the kubelet ignores (pkg/kubelet/eviction/helpers.go parseThresholdStatement).
+IGNORED_EVICTION_PERCENTAGES = ('0%', '100%')
 
 _GO_TRUE = ('1', 't', 'T', 'TRUE', 'true', 'True')
 _GO_FALSE = ('0', 'f', 'F', 'FALSE', 'false', 'False')
@@ -242,6 +228,7 @@ def parse_kubelet_version(value):
 
 
 def _level_at(steps, minor):
+    """The value of ((first minor, value), ...) change steps at ``minor`` (None before the first step)."""
     level = None
     for since, name in steps:
         if minor >= since:
@@ -249,9 +236,61 @@ def _level_at(steps, minor):
     return level
 
 
+def table_minor(minor):
+    """The release of the data table a kubelet minor is checked as (a newer one: the newest known)."""
+    return min(minor, NEWEST_KNOWN_MINOR)
+
+
+def gate_spec(gate, minor):
+    """(stage, default, locked to default) of a feature gate in kubelet 1.minor, or None when it does not know it."""
+    steps = FEATURE_GATES.get(gate)
+    return _level_at(steps, table_minor(minor)) if steps else None
+
+
 def gate_default(gate, minor):
-    steps, _locked = FEATURE_GATES[gate]
-    return bool(_level_at(steps, minor))
+    spec = gate_spec(gate, minor)
+    return bool(spec and spec[1])
+
+
+def gate_history(gate):
+    """(first minor the gate is known, first minor it is gone after being known) within the table; None when never."""
+    steps = FEATURE_GATES.get(gate, ())
+    known = [since for since, spec in steps if spec is not None]
+    if not known:
+        return None, None
+    gone = [since for since, spec in steps if spec is None and since > known[0]]
+    return known[0], (gone[-1] if gone and gone[-1] > known[-1] else None)
+
+
+def near_names(name, names, limit=3):
+    """Names that look like a misspelling of ``name`` (case, one or two edits away), closest first."""
+    folded = name.lower()
+    scored = []
+    for candidate in names:
+        if candidate == name:
+            continue
+        if candidate.lower() == folded:
+            scored.append((0, candidate))
+            continue
+        distance = _edit_distance(folded, candidate.lower(), 2 if len(name) < 12 else 3)
+        if distance is not None:
+            scored.append((distance, candidate))
+    return [candidate for _d, candidate in sorted(scored)[:limit]]
+
+
+def _edit_distance(a, b, limit):
+    """Levenshtein distance of a and b, or None when it is above ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return None
+        previous = current
+    return previous[-1] if previous[-1] <= limit else None
 
 
 def _pretty(value):
@@ -590,7 +629,7 @@ def _check_choice(config, key, allowed, errors, hint=None):
     return value
 
 
-def _effective_gates(config, minor, errors):
+def _effective_gates(config, minor, errors, warnings):
     gates = {}
     value = config.get('featureGates')
     if value is None:
@@ -603,18 +642,61 @@ def _effective_gates(config, minor, errors):
             errors.append('featureGates.%s: %s is not true or false (unquoted)' % (name, _pretty(state)))
             continue
         gates[name] = state
-        if minor is not None and name in FEATURE_GATES:
-            locked = FEATURE_GATES[name][1]
-            if locked is not None and minor >= locked and not state:
-                errors.append('featureGates.%s: false is refused by kubelet 1.%d, where the feature is GA and '
-                              'locked to true; remove the gate from featureGates' % (name, minor))
+        if minor is not None:
+            problem = _gate_problem(name, state, minor)
+            if problem:
+                errors.append(problem)
+        elif name not in FEATURE_GATES:
+            near = near_names(name, FEATURE_GATES)
+            warnings.append('featureGates.%s: no kubelet from %s to %s knows this feature gate%s; a kubelet that does '
+                            'not know a gate refuses to start (set kubelet_version to have it checked)'
+                            % (name, RELEASES[0], RELEASES[-1],
+                               ' (did you mean %s?)' % ' or '.join('"%s"' % n for n in near) if near else ''))
     return gates
 
 
+def _gate_problem(name, state, minor):
+    """Why kubelet 1.minor refuses ``name: state`` in featureGates, or None."""
+    checked = table_minor(minor)
+    spec = gate_spec(name, checked)
+    if spec is None:
+        first, gone = gate_history(name)
+        if gone is not None and checked >= gone:
+            why = 'the gate was removed in kubelet 1.%d (its feature is now always on or gone)' % gone
+        elif first is not None and checked < first:
+            why = 'the gate exists only from kubelet 1.%d' % first
+        else:
+            near = near_names(name, [gate for gate in FEATURE_GATES if gate_spec(gate, checked) is not None])
+            why = ('did you mean %s?' % ' or '.join('"%s"' % n for n in near) if near
+                   else 'check the spelling (gate names are case-sensitive)')
+        return ('featureGates.%s: kubelet 1.%d does not know this feature gate and refuses to start '
+                '("unrecognized feature gate: %s"); %s; remove it from featureGates (feature_gates: {%s: null})'
+                % (name, checked, name, why, name))
+    stage, default, locked = spec
+    if stage == 'PreAlpha':
+        return ('featureGates.%s: the gate is declared for a later release only and kubelet 1.%d refuses to set it; '
+                'remove it from featureGates' % (name, checked))
+    if locked and state != default:
+        return ('featureGates.%s: %s is refused by kubelet 1.%d, where the feature is %s and locked to %s; remove the '
+                'gate from featureGates (feature_gates: {%s: null})'
+                % (name, 'true' if state else 'false', checked, stage, 'true' if default else 'false', name))
+    return None
+
+
 def _gate_on(gates, name, minor):
+    """Whether a gate is on in kubelet 1.minor with the featureGates ``gates`` (AllAlpha / AllBeta included)."""
     if name in gates:
         return gates[name]
-    return gate_default(name, minor)
+    spec = gate_spec(name, minor)
+    if spec is None:
+        return False
+    stage, default, locked = spec
+    if not locked:
+        if stage == 'Alpha' and 'AllAlpha' in gates:
+            return gates['AllAlpha']
+        if stage == 'Beta' and 'AllBeta' in gates:
+            return gates['AllBeta']
+    return default
 
 
 def _check_policy_options(key, config, table, minor, gates, errors, prefix):
@@ -629,13 +711,14 @@ def _check_policy_options(key, config, table, minor, gates, errors, prefix):
     if not isinstance(value, dict):
         errors.append('%s: %s is not a dictionary of option names to string values' % (key, _pretty(value)))
         return parsed
-    if value and minor is not None:
-        gate = prefix + 'PolicyOptions'
-        locked = FEATURE_GATES[gate][1]
-        introduced = FEATURE_GATES[gate][0][0][0]
-        if (locked is None or minor < locked) and minor >= introduced and not _gate_on(gates, gate, minor):
-            errors.append('%s: policy options %s need the %s feature gate, which is off in kubelet 1.%d; '
-                          'set feature_gates: {%s: true}' % (key, _pretty(value), gate, minor, gate))
+    checked = None if minor is None else table_minor(minor)
+    rules = {} if checked is None else releases.RELEASE_RULES[checked]
+    gate = rules.get('options_map_gates', {}).get(key)
+    if gate and not _gate_on(gates, gate, checked):
+        errors.append('%s: policy options %s need the %s feature gate, which is off in kubelet 1.%d; the kubelet '
+                      'refuses any %s map without it, even an empty one; set feature_gates: {%s: true}%s'
+                      % (key, _pretty(value), gate, checked, key, gate,
+                         ' or remove the key (%s: {})' % OPTION_FOR_KEY[key] if not value else ''))
     for name, raw in value.items():
         if name not in table:
             errors.append('%s: unknown option "%s" (allowed: %s)' % (key, name, ', '.join(sorted(table))))
@@ -657,20 +740,22 @@ def _check_policy_options(key, config, table, minor, gates, errors, prefix):
             try:
                 parsed[name] = parse_go_bool(raw)
             except ValueError as err:
-                errors.append('%s.%s: %s' % (key, name, err))
+                errors.append('%s: %s' % ('%s.%s' % (key, name), err))
                 continue
-        if minor is None:
+        if checked is None:
             continue
-        level = _level_at(table[name], minor)
+        level = _level_at(table[name], checked)
         if level is None:
-            errors.append('%s: option "%s" does not exist in kubelet 1.%d (it appeared in 1.%d)'
-                          % (key, name, minor, table[name][0][0]))
+            known = [since for since, stage in table[name] if stage is not None]
+            when = ('it appeared in 1.%d' % known[0] if known and known[0] > checked
+                    else 'it was removed before' if known else 'it is not known')
+            errors.append('%s: option "%s" does not exist in kubelet 1.%d (%s)' % (key, name, checked, when))
             parsed.pop(name, None)
-        elif level in ('alpha', 'beta'):
-            gate = '%sPolicy%sOptions' % (prefix, level.capitalize())
-            if not _gate_on(gates, gate, minor):
+        elif level in ('Alpha', 'Beta'):
+            gate = rules['%s_option_gates' % ('cpu' if prefix == 'CPUManager' else 'topology')][level]
+            if not _gate_on(gates, gate, checked):
                 errors.append('%s: option "%s" is %s in kubelet 1.%d and needs the %s feature gate; '
-                              'set feature_gates: {%s: true}' % (key, name, level, minor, gate, gate))
+                              'set feature_gates: {%s: true}' % (key, name, level.lower(), checked, gate, gate))
     return parsed
 
 
@@ -687,6 +772,9 @@ def _eviction_memory(config, warnings, errors):
         # With evictionHard set, unspecified signals are 0 unless mergeDefaultEvictionSettings is true.
         return Fraction(DEFAULT_EVICTION_MEMORY) if merge else Fraction(0)
     value = eviction['memory.available']
+    if value in IGNORED_EVICTION_PERCENTAGES:
+        # The kubelet ignores a 0% or 100% threshold: no hard-eviction memory is reserved.
+        return Fraction(0)
     if isinstance(value, str) and value.strip().endswith('%'):
         warnings.append('evictionHard.memory.available is a percentage (%s): the node-allocatable memory '
                         'reservation depends on the node\'s memory size, so the reservedMemory total could '
@@ -774,7 +862,11 @@ def validate(config, kubelet_version=None):
             minor = parse_kubelet_version(kubelet_version)
         except ValueError as err:
             errors.append(str(err))
-    gates = _effective_gates(config, minor, errors)
+    if minor is not None and minor > NEWEST_KNOWN_MINOR:
+        warnings.append('kubelet_version %s is newer than the newest release this module has data for (%s); it is '
+                        'checked as kubelet 1.%d (regenerate the data with scripts/gen_kubelet_releases.py for exact '
+                        'checks)' % (_pretty(kubelet_version), RELEASES[-1], NEWEST_KNOWN_MINOR))
+    gates = _effective_gates(config, minor, errors, warnings)
 
     cpu_policy = _check_choice(config, 'cpuManagerPolicy', CPU_POLICIES, errors)
     topology_policy = _check_choice(config, 'topologyManagerPolicy', TOPOLOGY_POLICIES, errors)
@@ -836,9 +928,10 @@ def validate(config, kubelet_version=None):
 
     totals = _check_reserved_memory(config, errors)
     if memory_policy == 'Static':
-        if minor is not None:
-            locked = FEATURE_GATES['MemoryManager'][1]
-            if minor < locked and not _gate_on(gates, 'MemoryManager', minor):
+        # Deliberately stricter than the kubelet, which ignores the policy while the gate is off.
+        spec = gate_spec('MemoryManager', minor) if minor is not None else None
+        if spec is not None and not spec[2]:
+            if not _gate_on(gates, 'MemoryManager', minor):
                 errors.append('memoryManagerPolicy: "Static" needs the MemoryManager feature gate, which is off; '
                               'set feature_gates: {MemoryManager: true}')
         if totals is not None:
@@ -924,6 +1017,180 @@ def _describe_reservation(reservation):
     return repr(value)
 
 
+# The kubelet's checkpoint files (pkg/kubelet/checkpointmanager, cm/cpumanager/state, cm/memorymanager/state) are
+# JSON with a checksum: the 32-bit FNV-1a hash of the go-spew dump (k8s.io/utils/dump.ForHash, "%#v") of the
+# checkpoint struct with its checksum field set to 0, printed under the legacy struct name. Kubelets from 1.37 add a
+# "data" string (the authoritative copy) with "dataChecksum", the hash of the dump of that string. A file that does
+# not parse, or whose checksum does not match, makes the kubelet refuse to start ("could not restore state from
+# checkpoint"), whatever the configuration.
+_CPU_V2_DUMP = ('(*state.CPUManagerCheckpoint){PolicyName:(string)%s DefaultCPUSet:(string)%s '
+                'Entries:(%s)%s Checksum:(checksum.Checksum)0}')
+_MEMORY_V1_DUMP = ('(*state.MemoryManagerCheckpoint){PolicyName:(string)%s MachineState:(state.NUMANodeMap)%s '
+                   'Entries:(state.ContainerMemoryAssignments)%s Checksum:(checksum.Checksum)0}')
+_MEMORY_TABLE_FIELDS = (('TotalMemSize', 'total'), ('SystemReserved', 'systemReserved'),
+                        ('Allocatable', 'allocatable'), ('Reserved', 'reserved'), ('Free', 'free'))
+
+
+def fnv32a(text):
+    """hash/fnv New32a over the UTF-8 bytes of ``text``."""
+    value = 0x811c9dc5
+    for byte in bytearray(text.encode('utf-8')):
+        value = ((value ^ byte) * 0x01000193) & 0xffffffff
+    return value
+
+
+class _BadCheckpoint(ValueError):
+    pass
+
+
+def _want(value, kind, where):
+    if kind == 'uint':
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 2 ** 64:
+            raise _BadCheckpoint('%s is not an unsigned integer' % where)
+    elif kind == 'int':
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _BadCheckpoint('%s is not an integer' % where)
+    elif not isinstance(value, kind):
+        raise _BadCheckpoint('%s has the wrong type' % where)
+    return value
+
+
+def _spew_map(value, item, keys=None):
+    """go-spew's %#v of a map inside a struct: map[k:v k:v] (keys sorted), <nil> for null."""
+    if value is None:
+        return '<nil>'
+    _want(value, dict, 'a map')
+    ordered = sorted(value, key=keys) if keys else sorted(value)
+    return 'map[%s]' % ' '.join('%s:%s' % (key, item(value[key])) for key in ordered)
+
+
+def _spew_ints(value):
+    if value is None:
+        return '<nil>'
+    _want(value, list, 'a list')
+    return '[%s]' % ' '.join(str(_want(v, 'int', 'a list item')) for v in value)
+
+
+def _cpu_dump(doc, nested):
+    entries = doc.get('entries', {})
+    if nested:
+        dump = _spew_map(entries, lambda pod: _spew_map(pod, lambda cpus: _want(cpus, str, 'a CPU set')))
+        kind = 'map[string]map[string]string'
+    else:
+        dump = _spew_map(entries, lambda cpus: _want(cpus, str, 'a CPU set'))
+        kind = 'map[string]string'
+    return _CPU_V2_DUMP % (doc.get('policyName', ''), _want(doc.get('defaultCpuSet', ''), str, 'defaultCpuSet'),
+                           kind, dump)
+
+
+def _memory_table(table):
+    if table is None:
+        return '<nil>'
+    _want(table, dict, 'a memory table')
+    return '<*>{%s}' % ' '.join('%s:(uint64)%d' % (field, _want(table.get(key, 0), 'uint', key))
+                                for field, key in _MEMORY_TABLE_FIELDS)
+
+
+def _numa_state(state):
+    if state is None:
+        return '<nil>'
+    _want(state, dict, 'a NUMA node state')
+    return ('<*>{NumberOfAssignments:(int)%d MemoryMap:(map[v1.ResourceName]*state.MemoryTable)%s Cells:([]int)%s}'
+            % (_want(state.get('numberOfAssignments', 0), 'int', 'numberOfAssignments'),
+               _spew_map(state.get('memoryMap'), _memory_table), _spew_ints(state.get('cells'))))
+
+
+def _block(block):
+    _want(block, dict, 'a memory block')
+    return '{NUMAAffinity:([]int)%s Type:(v1.ResourceName)%s Size:(uint64)%d}' % (
+        _spew_ints(block.get('numaAffinity')), _want(block.get('type', ''), str, 'type'),
+        _want(block.get('size', 0), 'uint', 'size'))
+
+
+def _memory_dump(doc):
+    machine = doc.get('machineState', {})
+    if isinstance(machine, dict):
+        for key in machine:
+            if not re.match(r'^-?[0-9]+$', key):
+                raise _BadCheckpoint('machineState key "%s" is not a NUMA node number' % key)
+    machine_dump = _spew_map(machine, _numa_state, keys=int)
+    entries = _spew_map(doc.get('entries', {}), lambda pod: _spew_map(
+        pod, lambda blocks: '<nil>' if blocks is None else '[%s]' % ' '.join(_block(b) for b in _want(blocks, list, 'blocks'))))
+    return _MEMORY_V1_DUMP % (doc.get('policyName', ''), machine_dump, entries)
+
+
+def checkpoint_problem(kind, text):
+    """Why the kubelet cannot restore the checkpoint ``text`` (kind 'cpu' or 'memory'), or None when it can."""
+    try:
+        doc = json.loads(text)
+    except ValueError as err:
+        return 'it is not JSON (%s)' % err
+    if not isinstance(doc, dict):
+        return 'it is not a JSON object'
+    if not isinstance(doc.get('policyName'), str):
+        return 'it records no policyName'
+    try:
+        if not isinstance(doc.get('checksum', 0), int) or isinstance(doc.get('checksum'), bool) or doc.get('checksum', 0) < 0:
+            return 'its checksum %s is not an unsigned integer' % _pretty(doc.get('checksum'))
+        if 'data' in doc or 'dataChecksum' in doc:
+            data = doc.get('data', '')
+            if not isinstance(data, str):
+                return 'its data is not a string'
+            if fnv32a('(string)' + data) != doc.get('dataChecksum'):
+                return 'the checksum of its data does not match (dataChecksum %s)' % _pretty(doc.get('dataChecksum'))
+            try:
+                inner = json.loads(data)
+            except ValueError as err:
+                return 'its data is not JSON (%s)' % err
+            if not isinstance(inner, dict) or not isinstance(inner.get('policyName'), str):
+                return 'its data records no policyName'
+            if inner['policyName'] != doc['policyName']:
+                return 'its data records policy "%s" but the file "%s"' % (inner['policyName'], doc['policyName'])
+            doc = dict(inner, checksum=doc.get('checksum', 0))
+        elif 'podEntries' in doc:
+            # Written by kubelet 1.36 (a pod-level assignment format whose checksum this module does not reproduce).
+            return None
+        else:
+            checksum = doc.get('checksum', 0)
+            if kind == 'cpu':
+                if checksum != 0:
+                    dumps = []
+                    entries = doc.get('entries', {})
+                    if isinstance(entries, dict) and all(isinstance(v, str) for v in entries.values()):
+                        dumps.append(_cpu_dump(doc, False))
+                    if not isinstance(entries, dict) or all(isinstance(v, dict) or v is None for v in entries.values()):
+                        dumps.append(_cpu_dump(doc, True))
+                    if not dumps:
+                        return 'its entries are neither of the v1 nor of the v2 checkpoint format'
+                    if checksum not in [fnv32a(dump) for dump in dumps]:
+                        return 'its checksum %d does not match its content' % checksum
+            elif fnv32a(_memory_dump(doc)) != checksum:
+                return 'its checksum %d does not match its content' % checksum
+        if kind == 'cpu':
+            try:
+                parse_cpuset(doc.get('defaultCpuSet', ''))
+            except ValueError:
+                return 'its default CPU set %s cannot be parsed' % _pretty(doc.get('defaultCpuSet'))
+            for pod, containers in (doc.get('entries') or {}).items():
+                for container, cpus in (containers or {}).items() if isinstance(containers, dict) else ():
+                    try:
+                        parse_cpuset(cpus)
+                    except ValueError:
+                        return 'the CPU set %s of container "%s" in pod "%s" cannot be parsed' % (_pretty(cpus), container, pod)
+    except _BadCheckpoint as err:
+        return 'it cannot be read as a checkpoint (%s)' % err
+    return None
+
+
+def checkpoint_text(kind, doc):
+    """A checkpoint file's text for ``doc`` with the checksum the kubelet expects (v1/v2 format; tests use it)."""
+    body = dict(doc, checksum=0)
+    dump = _cpu_dump(body, not any(isinstance(v, str) for v in (body.get('entries') or {}).values())) \
+        if kind == 'cpu' else _memory_dump(body)
+    body['checksum'] = fnv32a(dump)
+    return json.dumps(body, separators=(',', ':'))
+
+
 def recorded_policy(text):
     """The policyName recorded in a checkpoint file's JSON, or None when it cannot be read."""
     try:
@@ -933,6 +1200,10 @@ def recorded_policy(text):
     if isinstance(data, dict) and isinstance(data.get('policyName'), str):
         return data['policyName']
     return None
+
+
+_CORRUPT = ('the %s manager checkpoint is corrupt: %s; the kubelet refuses to start with it ("could not restore '
+            'state from checkpoint"), whatever the configuration')
 
 
 def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFAULT_STATE_DIR):
@@ -951,14 +1222,9 @@ def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFA
         new_policy = _effective(after, 'cpuManagerPolicy')
         recorded = recorded_policy(cpu_state)
         reason = None
-        if recorded is None:
-            if (old_policy != new_policy or _cpu_reservation(before) != _cpu_reservation(after)
-                    or _strict(before) != _strict(after)):
-                reason = ('the file cannot be read as a CPU manager checkpoint and the CPU manager '
-                          'configuration changes')
-            else:
-                warnings.append('%s cannot be read as a CPU manager checkpoint (no policyName); the kubelet may '
-                                'refuse to start until it is removed' % path)
+        problem = checkpoint_problem('cpu', cpu_state)
+        if problem:
+            reason = _CORRUPT % ('CPU', problem)
         elif recorded != new_policy:
             reason = ('it records CPU manager policy "%s" but the configuration now says "%s"; the kubelet '
                       'would refuse to start with: configured policy "%s" differs from state checkpoint policy '
@@ -988,13 +1254,9 @@ def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFA
         old_reserved = _normal_reserved_memory(before.get('reservedMemory') or [])
         new_reserved = _normal_reserved_memory(after.get('reservedMemory') or [])
         reason = None
-        if recorded is None:
-            if old_policy != new_policy or old_reserved != new_reserved:
-                reason = ('the file cannot be read as a memory manager checkpoint and the memory manager '
-                          'configuration changes')
-            else:
-                warnings.append('%s cannot be read as a memory manager checkpoint (no policyName); the kubelet '
-                                'may refuse to start until it is removed' % path)
+        problem = checkpoint_problem('memory', memory_state)
+        if problem:
+            reason = _CORRUPT % ('memory', problem)
         elif recorded != new_policy:
             reason = ('it records memory manager policy "%s" but the configuration now says "%s"; the kubelet '
                       'would refuse to start with: configured policy "%s" differs from state checkpoint policy '

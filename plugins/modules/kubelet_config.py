@@ -26,6 +26,10 @@ description:
   - Removes the CPU manager and memory manager checkpoint files (C(cpu_manager_state),
     C(memory_manager_state) in O(state_dir)) exactly when the kubelet would otherwise refuse to
     start with the new configuration, and never otherwise. See RV(state_files_removed).
+  - A corrupt checkpoint file (not JSON, no policy name, a CPU set that does not parse, or a checksum that does not
+    match its content, checked with the kubelet's own algorithm) is removed whatever the configuration change, even
+    when nothing else changes, because the kubelet refuses to start with it. The reason is in
+    RV(state_files_removed_reasons), in RV(msg) and in the diff.
   - An option that is not set leaves its key alone. An empty value of the option's type removes the key -
     V("") for a string option (O(cpu_manager_policy), O(cpu_manager_reconcile_period), O(topology_manager_policy),
     O(topology_manager_scope), O(memory_manager_policy), O(reserved_system_cpus)), V({}) for a dictionary option
@@ -174,8 +178,13 @@ options:
       - The kubelet version on the node (V(1.31), V(v1.31.2)). When set, the module also checks each policy
         option's maturity in that version and the feature gates it needs (for example an alpha CPU manager
         option needs C(CPUManagerPolicyAlphaOptions=true)), and refuses C(false) for gates locked to true.
-      - Without it, those maturity checks are skipped.
-      - Versions from 1.23 are known; newer versions than the module's data (1.35) are checked as 1.35.
+      - It also refuses a feature gate that kubelet does not know (a typo, with a did-you-mean for near names, or a
+        gate removed in that release, naming the release), a gate locked to its default set to the other value,
+        and a C(cpuManagerPolicyOptions) / C(topologyManagerPolicyOptions) map (even V({})) while the gate it
+        needs is off.
+      - Without it, those checks are skipped; a gate name that no kubelet of the data knows only warns.
+      - 'Releases 1.31 to 1.37 are known (data generated from the Kubernetes sources of 1.31.14, 1.32.13, 1.33.13,
+        1.34.4, 1.35.4, 1.36.3, 1.37.2); an older version is refused, a newer one is checked as 1.37 with a warning.'
     type: str
 notes:
   - 'The kubelet reads its configuration only at start-up: restart it when RV(restart_required) is true.
@@ -265,6 +274,17 @@ state_files_removed:
   type: list
   elements: str
   sample: [/var/lib/kubelet/cpu_manager_state]
+state_files_removed_reasons:
+  description:
+    - For each path in RV(state_files_removed), why it is removed (would be removed, in check mode), for example
+      that the checkpoint is corrupt (not JSON, no policy, or a checksum that does not match its content), which
+      makes the kubelet refuse to start whatever the configuration.
+  returned: success
+  type: dict
+  sample:
+    /var/lib/kubelet/cpu_manager_state: >-
+      the CPU manager checkpoint is corrupt: its checksum 99 does not match its content; the kubelet refuses to
+      start with it ("could not restore state from checkpoint"), whatever the configuration
 backup_file:
   description: The backup copy of the file, when O(backup) was set and the file changed.
   returned: changed and backup was requested

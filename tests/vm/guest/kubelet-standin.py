@@ -222,7 +222,8 @@ def start_managers(cfg, root):
     if mem_policy == "None":
         mem_fresh = {"policyName": "None", "machineState": {}, "checksum": 4236770233}
     else:
-        mem_fresh = {"policyName": "Static", "machineState": {}, "checksum": 0}
+        # the checksum the kubelet computes for this (empty) state; a wrong one makes it refuse the file
+        mem_fresh = {"policyName": "Static", "machineState": {}, "checksum": 3940083781}
     restore_or_create(root, "memory_manager_state", "memory manager", mem_policy, mem_fresh)
     return cpu_policy, mem_policy
 

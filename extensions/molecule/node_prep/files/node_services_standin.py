@@ -33,7 +33,6 @@ import signal
 import socket
 import sys
 import time
-import zlib
 
 try:
     import tomllib
@@ -90,7 +89,17 @@ def daemonize(pidfile, logfile):
 
 def state_file(path, policy, extra):
     body = dict(policyName=policy, **extra)
-    body['checksum'] = zlib.crc32(json.dumps(body, sort_keys=True).encode())
+    # The checksum the kubelet computes (FNV-1a of the go-spew dump of its checkpoint struct) for these empty states.
+    if 'defaultCpuSet' in body:
+        dump = ('(*state.CPUManagerCheckpoint){PolicyName:(string)%s DefaultCPUSet:(string)%s '
+                'Entries:(map[string]map[string]string)map[] Checksum:(checksum.Checksum)0}' % (policy, body['defaultCpuSet']))
+    else:
+        dump = ('(*state.MemoryManagerCheckpoint){PolicyName:(string)%s MachineState:(state.NUMANodeMap)map[] '
+                'Entries:(state.ContainerMemoryAssignments)map[] Checksum:(checksum.Checksum)0}' % policy)
+    value = 0x811c9dc5
+    for byte in bytearray(dump.encode()):
+        value = ((value ^ byte) * 0x01000193) & 0xffffffff
+    body['checksum'] = value
     with open(path, 'w') as handle:
         handle.write(json.dumps(body, separators=(',', ':')))
 

@@ -29,13 +29,13 @@ CPU_NONE = os.path.join(FIXTURES, 'cpu_manager_state.none')
 def run_action(capsys, monkeypatch):
     """Run the action plugin with these task arguments; return its result (``failed``/``msg`` on a refusal)."""
 
-    def run(check_mode=False, **args):
+    def run(check_mode=False, diff=False, **args):
         task = Task()
         task.action = 'numaops.colocation.kubelet_config'
         task.args = args
         play_context = PlayContext()
         play_context.check_mode = check_mode
-        play_context.diff = False
+        play_context.diff = diff
         connection = types.SimpleNamespace(_shell=types.SimpleNamespace(tmpdir=None))
         action = ActionModule(task, connection, play_context, None, None)
 
@@ -183,3 +183,38 @@ def test_rewrite_keeps_owner_group_and_mode(tmp_path, run_action):
     # Only the file and its backup are next to each other: no temporary file was left behind.
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == sorted(
         ['config.yaml', os.path.basename(result['backup_file'])])
+
+
+# ----------------------------------------------------------------------------------------------
+# A corrupt checkpoint goes whatever the change (check mode predicts it; the diff says why)
+
+@pytest.mark.parametrize('params', [{}, dict(topology_manager_scope='pod')])
+def test_corrupt_checkpoint_is_removed_whatever_the_change(tmp_path, run_action, params):
+    path, state_dir = node(tmp_path, HEAD + 'cpuManagerPolicy: none\n')
+    state = state_dir / 'cpu_manager_state'
+    state.write_text('{"policyName":"none","defaultCpuSet":"","checksum":12}')
+    memory = state_dir / 'memory_manager_state'
+    memory.write_text('\x00' * 16)
+    before = path.read_bytes()
+    predicted = run_action(check_mode=True, diff=True, path=str(path), state_dir=str(state_dir), **params)
+    assert not predicted.get('failed'), predicted.get('msg')
+    assert predicted['changed'] is True and state.exists() and memory.exists() and path.read_bytes() == before
+    assert predicted['state_files_removed'] == [str(state), str(memory)]
+    reasons = predicted['state_files_removed_reasons']
+    assert reasons[str(state)].startswith('the CPU manager checkpoint is corrupt: its checksum 12 does not match')
+    assert reasons[str(memory)].startswith('the memory manager checkpoint is corrupt: it is not JSON')
+    headers = [d['after_header'] for d in predicted['diff']]
+    assert '%s (removed: %s)' % (state, reasons[str(state)]) in headers
+    assert 'would remove %s: the CPU manager checkpoint is corrupt' % state in predicted['msg']
+    real = run_action(path=str(path), state_dir=str(state_dir), **params)
+    assert real['changed'] is True and real['state_files_removed'] == predicted['state_files_removed']
+    assert real['restart_required'] is True and not state.exists() and not memory.exists()
+    again = run_action(path=str(path), state_dir=str(state_dir), **params)
+    assert again['changed'] is False and again['state_files_removed'] == []
+
+
+def test_valid_checkpoint_with_kubelet_checksum_stays(tmp_path, run_action):
+    path, state_dir = node(tmp_path, HEAD + 'cpuManagerPolicy: none\n')
+    result = run_action(path=str(path), state_dir=str(state_dir))
+    assert result['changed'] is False and result['state_files_removed'] == []
+    assert result['state_files_removed_reasons'] == {}

@@ -79,13 +79,13 @@ def test_parse_go_bool_errors(text):
         k.parse_go_bool(text)
 
 
-@pytest.mark.parametrize('text,minor', [('1.31', 31), ('v1.31.2', 31), ('1.23.0-eks-1234', 23), (' 1.40 ', 40)])
+@pytest.mark.parametrize('text,minor', [('1.31', 31), ('v1.31.2', 31), ('1.33.0-eks-1234', 33), (' 1.40 ', 40)])
 def test_parse_kubelet_version(text, minor):
     assert k.parse_kubelet_version(text) == minor
 
 
 @pytest.mark.parametrize('text,fragment', [
-    ('2.1', 'not a Kubernetes 1.x version'), ('1.22', 'older than the oldest'), ('1.3', 'quote it'),
+    ('2.1', 'not a Kubernetes 1.x version'), ('1.30', 'older than the oldest'), ('1.3', 'quote it'),
     ('latest', 'not a Kubernetes 1.x version'),
 ])
 def test_parse_kubelet_version_errors(text, fragment):
@@ -130,7 +130,7 @@ VALID = [
     ('topology options', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true',
                                                            'max-allowable-numa-nodes': '16'}), '1.35'),
     ('topology options on none policy', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}),
-     '1.28'),
+     '1.32'),
     ('memory Static, default eviction 100Mi', cfg(**MEM_OK), '1.31'),
     ('memory Static split over two NUMA nodes',
      cfg(memoryManagerPolicy='Static', systemReserved={'memory': '1Gi'},
@@ -156,8 +156,8 @@ VALID = [
     ('kubeadm 0s reconcile period', cfg(cpuManagerReconcilePeriod='0s'), None),
     ('reservations of every kind', cfg(systemReserved={'cpu': '500m', 'memory': '1Gi', 'ephemeral-storage': '1Gi',
                                                        'pid': '1000'}), None),
-    ('CPUManagerPolicyOptions gate on in 1.23', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
-                                                    **STATIC), '1.23'),
+    ('CPUManagerPolicyOptions gate on by default in 1.31', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
+                                                               **STATIC), '1.31'),
     # SetDefaults_KubeletConfiguration gives an empty policy/scope its default, as for a missing key.
     ('empty policies and scope mean the defaults', cfg(cpuManagerPolicy='', topologyManagerPolicy='',
                                                        topologyManagerScope='', memoryManagerPolicy=''), '1.31'),
@@ -307,17 +307,21 @@ INVALID = [
     ('option too new', cfg(cpuManagerPolicyOptions={'strict-cpu-reservation': 'true'}, **STATIC), '1.31',
      ['option "strict-cpu-reservation" does not exist in kubelet 1.31 (it appeared in 1.32)']),
     ('options gate off', cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true'},
-                             featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.30',
+                             featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.32',
      ['cpuManagerPolicyOptions: policy options {"full-pcpus-only": "true"} need the CPUManagerPolicyOptions feature '
-      'gate, which is off in kubelet 1.30']),
+      'gate, which is off in kubelet 1.32']),
     ('locked gate set false', cfg(featureGates={'CPUManagerPolicyOptions': False}), '1.33',
      ['featureGates.CPUManagerPolicyOptions: false is refused by kubelet 1.33']),
-    ('topology option too new', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': '16'}), '1.30',
-     ['option "max-allowable-numa-nodes" does not exist in kubelet 1.30 (it appeared in 1.31)']),
-    ('topology options gate alpha in 1.27', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}),
-     '1.27', ['topologyManagerPolicyOptions: policy options {"prefer-closest-numa-nodes": "true"} need the '
-              'TopologyManagerPolicyOptions feature gate, which is off in kubelet 1.27',
-              'needs the TopologyManagerPolicyAlphaOptions feature gate']),
+    ('cpu option too new', cfg(cpuManagerPolicyOptions={'prefer-align-cpus-by-uncorecache': 'true'}, **STATIC),
+     '1.31', ['option "prefer-align-cpus-by-uncorecache" does not exist in kubelet 1.31 (it appeared in 1.32)']),
+    ('topology options gate off in 1.31', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'},
+                                              featureGates={'TopologyManagerPolicyOptions': False}),
+     '1.31', ['topologyManagerPolicyOptions: policy options {"prefer-closest-numa-nodes": "true"} need the '
+              'TopologyManagerPolicyOptions feature gate, which is off in kubelet 1.31']),
+    ('topology beta option with beta gate off', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': '16'},
+                                                    featureGates={'TopologyManagerPolicyBetaOptions': False}),
+     '1.34', ['option "max-allowable-numa-nodes" is beta in kubelet 1.34 and needs the '
+              'TopologyManagerPolicyBetaOptions feature gate']),
     ('max-allowable-numa-nodes minimum', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': '4'}), None,
      ['max-allowable-numa-nodes: "4" is below the minimum the kubelet accepts (8)']),
     ('max-allowable-numa-nodes integer', cfg(topologyManagerPolicyOptions={'max-allowable-numa-nodes': 'many'}), None,
@@ -330,8 +334,17 @@ INVALID = [
     ('MemoryManager locked', cfg(featureGates={'MemoryManager': False}, **MEM_OK), '1.32',
      ['featureGates.MemoryManager: false is refused by kubelet 1.32']),
     ('bad kubelet version', cfg(), 'v2', ['kubelet_version "v2" is not a Kubernetes 1.x version']),
-    ('topology options before they existed', cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}),
-     '1.25', ['option "prefer-closest-numa-nodes" does not exist in kubelet 1.25 (it appeared in 1.26)']),
+    ('kubelet older than the data', cfg(), '1.30', ['kubelet_version "1.30" is older than the oldest']),
+    ('unknown gate, near name', cfg(featureGates={'CPUManagerPolicyAlphaOption': True}), '1.33',
+     ['featureGates.CPUManagerPolicyAlphaOption: kubelet 1.33 does not know this feature gate',
+      'did you mean "CPUManagerPolicyAlphaOptions"?']),
+    ('removed gate', cfg(featureGates={'MemoryManager': True}), '1.36',
+     ['featureGates.MemoryManager: kubelet 1.36 does not know this feature gate',
+      'the gate was removed in kubelet 1.36']),
+    ('empty cpu options map with its gate off',
+     cfg(cpuManagerPolicyOptions={}, featureGates={'CPUManagerPolicyOptions': False}, **STATIC), '1.32',
+     ['the kubelet refuses any cpuManagerPolicyOptions map without it, even an empty one',
+      'or remove the key (cpu_manager_policy_options: {})']),
 ]
 
 
@@ -344,9 +357,9 @@ def test_invalid(name, config, version, fragments):
         assert fragment in text
 
 
-def test_no_gate_advice_for_a_gate_that_does_not_exist_yet():
+def test_an_option_too_new_is_one_error():
     with pytest.raises(k.KubeletConfigError) as err:
-        k.validate(cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'}), '1.25')
+        k.validate(cfg(cpuManagerPolicyOptions={'strict-cpu-reservation': 'true'}, **STATIC), '1.31')
     assert len(err.value.errors) == 1
 
 
@@ -515,9 +528,9 @@ def test_plan_feature_gates():
 # Checkpoint files
 
 CPU_NONE = '{"policyName":"none","defaultCpuSet":"","checksum":1353318690}'
-CPU_STATIC = '{"policyName":"static","defaultCpuSet":"2-31","entries":{},"checksum":1}'
+CPU_STATIC = k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '2-31', 'entries': {}})
 MEM_NONE = '{"policyName":"None","machineState":{},"checksum":4236770233}'
-MEM_STATIC = '{"policyName":"Static","machineState":{},"entries":{},"checksum":1}'
+MEM_STATIC = k.checkpoint_text('memory', {'policyName': 'Static', 'machineState': {}, 'entries': {}})
 STRICT = {'strict-cpu-reservation': 'true'}
 
 STATE = [
@@ -559,12 +572,13 @@ STATE = [
      None, ['cpu'], 'changes from "none" to "static"'),
     ('config static -> none, checkpoint already none', cfg(**STATIC), cfg(reservedSystemCPUs='0-1'), CPU_NONE, None,
      [], None),
-    ('unreadable checkpoint, policy changes', cfg(), cfg(**STATIC), 'garbage', None, ['cpu'], 'cannot be read'),
+    ('unreadable checkpoint, policy changes', cfg(), cfg(**STATIC), 'garbage', None, ['cpu'],
+     'the CPU manager checkpoint is corrupt: it is not JSON'),
     ('empty policy in the file is none', cfg(cpuManagerPolicy='', memoryManagerPolicy=''),
      cfg(cpuManagerPolicy='none', memoryManagerPolicy='None'), CPU_NONE, MEM_NONE, [], None),
     ('empty policy -> static', cfg(cpuManagerPolicy=''), cfg(**STATIC), CPU_NONE, None, ['cpu'],
      'configured policy "static" differs from state checkpoint policy "none"'),
-    ('unreadable checkpoint, nothing changes', cfg(), cfg(), 'garbage', None, [], None),
+    ('unreadable checkpoint, nothing changes', cfg(), cfg(), 'garbage', None, ['cpu'], 'whatever the configuration'),
     ('memory None -> Static', cfg(), cfg(**MEM_OK), CPU_NONE, MEM_NONE, ['memory'],
      'configured policy "Static" differs from state checkpoint policy "None"'),
     ('memory Static -> None', cfg(**MEM_OK), cfg(), None, MEM_STATIC, ['memory'], 'records memory manager policy'),
@@ -580,7 +594,8 @@ STATE = [
      cfg(), None, MEM_NONE, [], None),
     ('memory stale checkpoint', cfg(**MEM_OK), cfg(**MEM_OK), None, MEM_NONE, ['memory'], 'records memory manager'),
     ('both change', cfg(), cfg(**dict(STATIC, **MEM_OK)), CPU_NONE, MEM_NONE, ['cpu', 'memory'], None),
-    ('memory unreadable, reservedMemory changes', cfg(**MEM_OK), cfg(), None, '{}', ['memory'], 'cannot be read'),
+    ('memory unreadable, reservedMemory changes', cfg(**MEM_OK), cfg(), None, '{}', ['memory'],
+     'the memory manager checkpoint is corrupt: it records no policyName'),
 ]
 
 
@@ -593,11 +608,11 @@ def test_state_files(name, before, after, cpu, memory, removed, reason):
         assert any(reason in item['reason'] for item in removals)
 
 
-def test_unreadable_checkpoint_warns_when_kept():
+def test_corrupt_checkpoints_are_removed_when_nothing_changes():
     removals, warnings = k.state_files_to_remove(cfg(), cfg(), 'garbage', '[]', '/var/lib/kubelet/')
-    assert removals == []
-    assert [w.split(' ')[0] for w in warnings] == ['/var/lib/kubelet/cpu_manager_state',
+    assert [item['path'] for item in removals] == ['/var/lib/kubelet/cpu_manager_state',
                                                    '/var/lib/kubelet/memory_manager_state']
+    assert 'it is not a JSON object' in removals[1]['reason'] and warnings == []
 
 
 def test_recorded_policy():
@@ -628,10 +643,11 @@ def test_managed_view():
 
 
 def test_gate_defaults():
-    assert k.gate_default('CPUManagerPolicyBetaOptions', 23) is True
+    assert k.gate_default('CPUManagerPolicyBetaOptions', 31) is True
     assert k.gate_default('CPUManagerPolicyAlphaOptions', 35) is False
-    assert k.gate_default('TopologyManagerPolicyOptions', 27) is False
-    assert k.gate_default('TopologyManagerPolicyOptions', 28) is True
+    assert k.gate_default('TopologyManagerPolicyOptions', 31) is True
+    assert k.gate_default('MemoryManager', 37) is False  # removed in 1.36
+    assert k.gate_default('NoSuchGate', 33) is False
 
 
 def test_eviction_default_constant():

@@ -1,0 +1,259 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The real kubelet as the judge of kubelet_config's rules.
+
+Every accept/refuse vector of test_kubelet.py (VALID, INVALID) is run through the REAL kubelet binary of the oldest
+(1.31) and the newest (1.37) release of the table, built from k8s.io/kubernetes by ``scripts/upstream.sh``
+(components ``kubelet-1.31`` and ``kubernetes``), and through ``kubelet.validate(config, <that release>)``;
+both must agree. The kubelet gets the vector's configuration file plus what it needs to run here (a private root
+directory, no API server, a real containerd as its CRI endpoint: ``scripts/upstream.sh path containerd``, else the
+``containerd`` on PATH). It then loads the file, parses the feature gates, validates the configuration, refuses
+options maps without their gate (cmd/kubelet/app/server.go), and builds the container manager, whose CPU,
+topology and memory managers check the policies, options and reservations. When it reaches ``RunKubelet`` (it logs
+"Using root directory" at -v=2) everything this module checks has passed: the kubelet is stopped there, before it
+would start pods or touch the node's cgroups. Its exit is classified by its error text (``classify``).
+
+The binaries are required: a missing one FAILS this test (build them first: ``scripts/upstream.sh build
+kubelet-1.31 kubernetes``). ``NUMAOPS_SKIP_UPSTREAM_KUBELET=1`` skips it explicitly.
+``NUMAOPS_UPSTREAM_PATH_KUBELET_1_31`` / ``NUMAOPS_UPSTREAM_PATH_KUBERNETES`` / ``NUMAOPS_UPSTREAM_PATH_CONTAINERD``
+point at a directory of binaries instead of asking scripts/upstream.sh.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet as k
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test_kubelet import INVALID, VALID
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+SKIP = os.environ.get('NUMAOPS_SKIP_UPSTREAM_KUBELET') == '1'
+COMPONENTS = ('kubelet-1.31', 'kubernetes')
+TIMEOUT = 45
+PARALLEL = 3
+
+# Vectors where the kubelet and the module cannot agree, by design: {(vector name, minor or None for every
+# release): reason}. Each is a deliberately stricter check (docs/kubelet_config.md): the kubelet starts but does not
+# do what the file says.
+_TOPOLOGY_NONE = ('the kubelet does not look at topologyManagerPolicyOptions under topology policy none '
+                  '(topologymanager.NewManager returns before parsing them); the module checks them anyway')
+BY_DESIGN = {
+    ('negative reconcile period', None): 'the kubelet does not validate cpuManagerReconcilePeriod',
+    ('MemoryManager gate off', 31): 'the kubelet ignores memoryManagerPolicy Static while the MemoryManager gate is off',
+    ('max-allowable-numa-nodes minimum', None): _TOPOLOGY_NONE,
+    ('max-allowable-numa-nodes integer', None): _TOPOLOGY_NONE,
+    ('unknown topology option', None): _TOPOLOGY_NONE,
+    ('topology beta option with beta gate off', 31): _TOPOLOGY_NONE,
+    ('reservedMemory hugepages size', None): 'the kubelet accepts any hugepages-* limit name in reservedMemory (the '
+                                             'Static memory manager could never match it); the module refuses it',
+    ('reservedMemory numa node', None): 'the kubelet accepts a negative numaNode in reservedMemory (no such NUMA node '
+                                        'can exist); the module refuses it',
+}
+
+if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
+    # set by ansible-test units: scripts/test.sh runs this test once, in its plain pytest stage
+    pytest.skip('the real-kubelet agreement test runs in the plain pytest stage only', allow_module_level=True)
+pytestmark = pytest.mark.skipif(SKIP, reason='NUMAOPS_SKIP_UPSTREAM_KUBELET=1: the real-kubelet agreement test is '
+                                             'skipped on request')
+
+# What the kubelet says when it refuses the configuration (up to the container manager).
+REFUSED = [
+    r'failed to validate kubelet configuration', r'unrecognized feature gate', r'cannot set feature gate',
+    r'failed to set feature gates', r'require feature gates? ', r'None policy: received unsupported options',
+    r'Policy (?:Alpha|Beta)-level Options not enabled', r'unknown (?:CPU|Topology) Manager Policy option',
+    r'bad value for option', r'unknown policy', r'failed to load Kubelet config file', r'strict decoding error',
+    r'requires systemreserved\.cpu\+kubereserved\.cpu to be greater than zero', r'are mutually exclusive',
+    r'not equal to the value determined by Node Allocatable', r'is not supported (?:at|for) ',
+    r'invalid configuration', r'failed to parse', r'must be greater than or equal', r'cannot be used with',
+    r'max-allowable-numa-nodes', r'failed to initialize (?:cpu|memory|topology) manager',
+    r'invalid policy', r'could not be parsed', r'is invalid', r'cannot reserve', r'cannot be negative',
+    r'quantities must match', r'cannot unmarshal', r'missing unit in duration', r'invalid duration',
+    r'you should specify', r'reserved memory', r'unsupported options',
+]
+# What it says when it got past the configuration checks and failed on this machine (no such CPUs / NUMA node).
+NODE = [r'unable to reserve the required amount of CPUs', r'not all reserved cpus', r'NUMA node .* does not exist']
+PASSED_MARK = 'Using root directory'
+
+
+def _component_dir(component):
+    override = os.environ.get('NUMAOPS_UPSTREAM_PATH_' + re.sub(r'[^A-Z0-9]', '_', component.upper()))
+    if override:
+        return override
+    script = os.path.join(ROOT, 'scripts', 'upstream.sh')
+    if not os.path.exists(script):
+        return None
+    proc = subprocess.run([script, 'path', component], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+def _version(binary):
+    out = subprocess.run([binary, '--version'], stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    return re.search(r'v1\.(\d+)\.\d+', out).group(0)
+
+
+@pytest.fixture(scope='module')
+def kubelets():
+    found = {}
+    missing = []
+    for component in COMPONENTS:
+        directory = _component_dir(component)
+        binary = os.path.join(directory, 'kubelet') if directory else None
+        if not binary or not os.access(binary, os.X_OK):
+            missing.append(component)
+            continue
+        found[component] = (binary, _version(binary))
+    if missing:
+        pytest.fail('the real kubelet of %s is not built: run scripts/upstream.sh build %s first (or set '
+                    'NUMAOPS_SKIP_UPSTREAM_KUBELET=1 to skip this test explicitly)'
+                    % (', '.join(missing), ' '.join(missing)), pytrace=False)
+    if os.geteuid() != 0:
+        pytest.fail('the real kubelet needs root to build its container manager (set NUMAOPS_SKIP_UPSTREAM_KUBELET=1 '
+                    'to skip this test explicitly)', pytrace=False)
+    return found
+
+
+@pytest.fixture(scope='module')
+def containerd():
+    directory = _component_dir('containerd')
+    binary = os.path.join(directory, 'containerd') if directory else shutil.which('containerd')
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.fail('no containerd to serve the kubelet\'s CRI: run scripts/upstream.sh build containerd (or set '
+                    'NUMAOPS_SKIP_UPSTREAM_KUBELET=1)', pytrace=False)
+    top = tempfile.mkdtemp(prefix='numaops-judge-ctd-')
+    sock = os.path.join(top, 'containerd.sock')
+    with open(os.path.join(top, 'config.toml'), 'w') as handle:
+        handle.write('version = 2\nroot = "%s/root"\nstate = "%s/state"\n[grpc]\n  address = "%s"\n'
+                     '[ttrpc]\n  address = "%s.ttrpc"\n[debug]\n  address = ""\n[metrics]\n  address = ""\n'
+                     '[plugins."io.containerd.grpc.v1.cri"]\n  disable_tcp_service = true\n'
+                     '  stream_server_address = "127.0.0.1"\n  stream_server_port = "0"\n'
+                     '  [plugins."io.containerd.grpc.v1.cri".cni]\n    bin_dir = "%s/cni-bin"\n'
+                     '    conf_dir = "%s/cni-conf"\n' % (top, top, sock, sock, top, top))
+    log = open(os.path.join(top, 'containerd.log'), 'w')
+    proc = subprocess.Popen([binary, '--config', os.path.join(top, 'config.toml')], stdout=log, stderr=log,
+                            start_new_session=True)
+    for _attempt in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail('containerd did not start: see %s/containerd.log' % top, pytrace=False)
+    yield sock
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=20)
+    log.close()
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def run_kubelet(binary, config, sock, port):
+    """Run the kubelet on ``config``; returns (verdict, evidence): verdict passed / refused / node / unknown."""
+    top = tempfile.mkdtemp(prefix='numaops-judge-')
+    try:
+        run = dict(config)
+        run.update(containerRuntimeEndpoint='unix://' + sock, failSwapOn=False, failCgroupV1=False, port=port, healthzPort=0,
+                   readOnlyPort=0, cgroupDriver='cgroupfs', staticPodPath='', podLogsDir=os.path.join(top, 'logs'),
+                   authentication={'anonymous': {'enabled': True}, 'webhook': {'enabled': False}},
+                   authorization={'mode': 'AlwaysAllow'})
+        path = os.path.join(top, 'config.yaml')
+        with open(path, 'w') as handle:
+            json.dump(run, handle)
+        proc = subprocess.Popen([binary, '--config', path, '--root-dir', os.path.join(top, 'root'),
+                                 '--cert-dir', os.path.join(top, 'pki'), '--hostname-override', 'judge', '--v', '2'],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                                start_new_session=True)
+        lines = []
+        deadline = time.time() + TIMEOUT
+        for line in proc.stdout:
+            lines.append(line)
+            if PASSED_MARK in line or time.time() > deadline:
+                break
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        text = ''.join(lines)
+        return classify(text), text
+    finally:
+        _unmount_under(top)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _unmount_under(top):
+    """Undo the kubelet's bind mount of its root directory (it makes it rshared when it gets that far)."""
+    with open('/proc/self/mountinfo') as handle:
+        points = [line.split()[4] for line in handle if line.split()[4].startswith(top + '/')]
+    for point in sorted(points, reverse=True):
+        subprocess.run(['umount', '-l', point], check=False)
+
+
+def classify(text):
+    if PASSED_MARK in text:
+        return 'passed'
+    # klog error lines, the final "command failed", and the panic kubelet 1.37 raises for a bad feature gate
+    # ("failed to merge global and in-flight KubeletConfiguration while setting defaults").
+    errors = '\n'.join(line for line in text.splitlines() if line.startswith(('E', 'F', 'panic:'))
+                       or 'command failed' in line or 'Error:' in line)
+    if any(re.search(pattern, errors, re.I) for pattern in NODE):
+        return 'node'
+    if any(re.search(pattern, errors, re.I) for pattern in REFUSED):
+        return 'refused'
+    return 'unknown'
+
+
+def _module_verdict(config, version):
+    try:
+        k.validate(config, version)
+    except k.KubeletConfigError as err:
+        return 'refused', err.errors
+    return 'passed', []
+
+
+def test_the_real_kubelet_agrees_with_the_module(kubelets, containerd):
+    vectors = [(case[0], case[1]) for case in VALID] + [(case[0], case[1]) for case in INVALID]
+    jobs = []
+    for binary, version in sorted(set(kubelets.values())):
+        for index, (name, config) in enumerate(vectors):
+            jobs.append((name, config, binary, version, 20000 + len(jobs)))
+    started = time.time()
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        results = list(pool.map(lambda job: (job, run_kubelet(job[2], job[1], containerd, job[4])), jobs))
+    elapsed = time.time() - started
+    disagreements = []
+    for (name, config, _binary, version, _port), (verdict, text) in results:
+        minor = int(version.split('.')[1])
+        mine, errors = _module_verdict(config, version)
+        theirs = 'passed' if verdict == 'node' else verdict
+        designed = BY_DESIGN.get((name, minor)) or BY_DESIGN.get((name, None))
+        if verdict == 'unknown' or (theirs != mine) != bool(designed):
+            tail = '\n'.join(text.strip().splitlines()[-4:])
+            disagreements.append('%s on kubelet %s: kubelet %s, module %s %s%s\n    kubelet said: %s'
+                                 % (name, version, verdict, mine, errors,
+                                    ' (listed BY_DESIGN but they agree)' if designed else '', tail))
+    print('real-kubelet agreement: %d runs in %.1fs' % (len(jobs), elapsed))
+    assert not disagreements, '\n'.join(disagreements)
+
+
+def test_the_real_kubelet_knows_the_gates_of_the_table(kubelets):
+    # `kubelet --help` lists every gate that can still be set (alpha and beta); the generated table must have exactly
+    # those as alpha/beta at that release: this checks the generator found every package the registry gets gates from.
+    for binary, version in sorted(set(kubelets.values())):
+        out = subprocess.run([binary, '--help'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, check=False).stdout
+        block = out[out.index('--feature-gates'):]
+        block = block[:block.index('\n      --', 1)]
+        listed = set(re.findall(r'^\s+([A-Z][A-Za-z0-9]+)=true\|false', block, re.M)) - {'AllAlpha', 'AllBeta'}
+        minor = int(version.split('.')[1])
+        table = set(gate for gate in k.FEATURE_GATES if (k.gate_spec(gate, minor) or ('',))[0] in ('Alpha', 'Beta'))
+        assert listed == table, (version, sorted(listed - table), sorted(table - listed))
