@@ -64,7 +64,7 @@ def unknown_variables(names, known, prefixes=PREFIXES):
     and not internal, sorted."""
     known = set(known)
     unknown = []
-    for name in sorted(set(names)):
+    for name in sorted(set(n for n in names if isinstance(n, str))):
         if not isinstance(name, str) or not name.startswith(tuple(prefixes)):
             continue
         if name in known or is_internal(name):
