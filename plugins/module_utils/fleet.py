@@ -22,8 +22,8 @@ PREFIXES = ('node_prep_', 'colocation_', 'memory_qos_')
 PLAYBOOK_VARIABLES = (
     # playbooks/node_prep.yml, audit.yml, memory_qos.yml, site.yml, colocation_sync.yml
     'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'node_prep_become', 'node_prep_continue_healthy',
-    'node_prep_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables',
-    'colocation_audit_fail_on_drift', 'colocation_audit_report_dir', 'colocation_sync_become',
+    'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables',
+    'colocation_audit_fail_on_drift', 'colocation_sync_become',
     'colocation_sync_configs', 'colocation_sync_namespace',
     # collection-wide Kubernetes API settings read by every role
     'colocation_k8s_kubeconfig', 'colocation_k8s_context', 'colocation_k8s_host', 'colocation_k8s_api_key',
@@ -31,6 +31,7 @@ PLAYBOOK_VARIABLES = (
     'colocation_k8s_client_key',
     # facts set by the roles and playbooks (results)
     'node_prep_report', 'node_prep_audit_error', 'node_prep_fleet_plan', 'node_prep_fleet_summary',
+    'node_prep_plan', 'node_prep_preflight_error',
     'memory_qos_audit_error', 'memory_qos_report', 'memory_qos_result', 'memory_qos_summary',
     'memory_qos_nodes_with_drift', 'memory_qos_play_hosts', 'colocation_audit_summary',
     # inventory groups
@@ -76,8 +77,9 @@ def unknown_variables(names, known, prefixes=PREFIXES):
 
 def describe_unknown(unknown, where):
     """One sentence per unknown variable of ``where`` (e.g. 'host node-1')."""
-    return ['%s: %s is not a variable of numaops.colocation%s' % (
-        where, name, ('; did you mean %s?' % suggestion) if suggestion else '') for name, suggestion in unknown]
+    return ['%s%s is not a variable of numaops.colocation%s' % (
+        ('%s: ' % where) if where else '', name, (' (did you mean %s?)' % suggestion) if suggestion else '')
+        for name, suggestion in unknown]
 
 
 def _blank(value):
@@ -137,11 +139,14 @@ def batch_position(all_hosts, batch_hosts, serial):
     return number, total
 
 
-def _policy_change(report, key):
-    change = (report.get('kubelet') or {}).get('changes', {}).get(key)
-    if not change:
-        return None
-    return '%s: %s->%s' % (key, change[0] if change[0] not in (None, '') else 'unset', change[1])
+def _show(value):
+    if value in (None, '', {}, []):
+        return 'unset'
+    if isinstance(value, dict):
+        return '{%s}' % ', '.join('%s: %s' % (k, _show(value[k])) for k in sorted(value))
+    if isinstance(value, list):
+        return '[%s]' % ', '.join(_show(v) for v in value)
+    return str(value)
 
 
 def fleet_plan(plans):
@@ -159,8 +164,7 @@ def fleet_plan(plans):
         changes = plans[host].get('kubelet_changes') or {}
         for key in sorted(changes):
             old, new = changes[key]
-            label = 'kubelet %s %s->%s' % (key, 'unset' if old in (None, '') else old,
-                                           'unset' if new in (None, '') else new)
+            label = 'kubelet %s %s->%s' % (key, _show(old), _show(new))
             groups.setdefault(label, []).append(host)
         if plans[host].get('containerd'):
             groups.setdefault('containerd NRI', []).append(host)

@@ -17,7 +17,7 @@ def test_unknown_variables_with_did_you_mean():
     assert fleet.unknown_variables(names, KNOWN) == [('colocation_whatever', ''),
                                                      ('node_prep_cpu_manager_polcy', 'node_prep_cpu_manager_policy')]
     assert fleet.describe_unknown([('node_prep_x', 'node_prep_y')], 'host n1') == [
-        'host n1: node_prep_x is not a variable of numaops.colocation; did you mean node_prep_y?']
+        'host n1: node_prep_x is not a variable of numaops.colocation (did you mean node_prep_y?)']
 
 
 def test_internal_names():
