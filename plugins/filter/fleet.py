@@ -101,8 +101,15 @@ def fleet_summary(hosts_vars, check_mode=False):
     return fleet.fleet_summary(reports, targeted, check_mode)
 
 
-def audit_summary(node_reports, qos_summary, targeted):
-    return fleet.audit_summary(dict(node_reports), dict(qos_summary or {}), list(targeted))
+def audit_summary(hosts_vars, qos_summary):
+    """One fleet summary of an audit from the host variables of every audited host (``node_prep_report``,
+    ``node_prep_audit_error``, ``memory_qos_audit_error``) and the memory_qos role's summary."""
+    nodes = {}
+    for host, host_vars in _host_vars(hosts_vars):
+        nodes[host] = {'node_prep': host_vars.get('node_prep_report') if 'node_prep_audit_error' not in host_vars else None,
+                       'node_prep_error': host_vars.get('node_prep_audit_error'),
+                       'memory_qos_error': host_vars.get('memory_qos_audit_error')}
+    return fleet.audit_summary(nodes, dict(qos_summary or {}), sorted(nodes))
 
 
 def markdown_summary(summary, title='node_prep'):

@@ -22,6 +22,7 @@ PREFIXES = ('node_prep_', 'colocation_', 'memory_qos_')
 PLAYBOOK_VARIABLES = (
     # playbooks/node_prep.yml, audit.yml, memory_qos.yml, site.yml, colocation_sync.yml
     'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'node_prep_become', 'node_prep_continue_healthy',
+    'node_prep_survey_max_unavailable', 'node_prep_survey_max_fail_percentage',
     'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables',
     'colocation_audit_fail_on_drift', 'colocation_sync_become',
     'colocation_sync_configs', 'colocation_sync_namespace',
@@ -97,11 +98,20 @@ def _as_bool(value):
     raise ValueError(text)
 
 
+_GENERIC_SURVEY = re.compile(r'^(node_prep|memory_qos|colocation_controller|colocation)_survey_([a-z0-9_]+)$')
+
+
 def survey_answers(extra):
     """({role variable: value} of the survey answers given in ``extra`` (the job's variables), [errors]).
-    A blank answer ("" or only spaces, as some AWX versions send an unanswered question) is not an answer."""
+    A blank answer ("" or only spaces, as some AWX versions send an unanswered question) is not an answer.
+    Besides SURVEY_VARIABLES (typed), any ``<prefix>_survey_<name>`` maps to ``<prefix>_<name>`` as given."""
     answers = {}
     errors = []
+    for name in sorted(n for n in extra if isinstance(n, str)):
+        match = _GENERIC_SURVEY.match(name)
+        if not match or name in SURVEY_VARIABLES or name in PLAYBOOK_VARIABLES or _blank(extra[name]):
+            continue
+        answers['%s_%s' % match.groups()] = extra[name]
     for survey, (target, kind) in sorted(SURVEY_VARIABLES.items()):
         if survey not in extra or _blank(extra[survey]):
             continue

@@ -33,6 +33,9 @@ def test_blank_survey_answers_are_not_answers():
     assert errors == []
     assert answers == {'node_prep_topology_manager_policy': 'single-numa-node', 'node_prep_drain': False,
                        'node_prep_reboot_allowed': True}
+    assert fleet.survey_answers({'memory_qos_survey_source': 'annotations', 'memory_qos_survey_hierarchy': '',
+                                 'node_prep_survey_max_unavailable': '3'}) == (
+        {'memory_qos_source': 'annotations'}, [])
     assert fleet.survey_answers({'node_prep_survey_drain': 'maybe'})[1] == [
         "node_prep_survey_drain='maybe' is not true or false"]
 
