@@ -24,8 +24,8 @@ PLAYBOOK_VARIABLES = (
     'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'node_prep_become', 'node_prep_continue_healthy',
     'node_prep_survey_max_unavailable', 'node_prep_survey_max_fail_percentage',
     'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables',
-    'colocation_audit_fail_on_drift', 'colocation_sync_become',
-    'colocation_sync_configs', 'colocation_sync_namespace',
+    'colocation_audit_fail_on_drift', 'colocation_sync_namespaces', 'colocation_sync_label_selector',
+    'colocation_sync_result',
     # collection-wide Kubernetes API settings read by every role
     'colocation_k8s_kubeconfig', 'colocation_k8s_context', 'colocation_k8s_host', 'colocation_k8s_api_key',
     'colocation_k8s_validate_certs', 'colocation_k8s_ca_cert', 'colocation_k8s_client_cert',

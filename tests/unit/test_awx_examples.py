@@ -22,10 +22,10 @@ yaml = pytest.importorskip('yaml')
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AWX = os.path.join(ROOT, 'examples', 'awx')
-PLAYBOOKS = ['node_prep', 'deploy_controller', 'memory_qos', 'site', 'audit']
+PLAYBOOKS = ['node_prep', 'deploy_controller', 'memory_qos', 'site', 'audit', 'colocation_sync']
 # Variables a playbook reads at play level (not role variables): the batch settings of node_prep.yml.
 PLAY_VARIABLES = {'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'colocation_audit_fail_on_drift',
-                  'colocation_sync_namespace'}
+                  'colocation_sync_label_selector', 'colocation_sync_namespaces'}
 SURVEY_TYPES = {'text', 'textarea', 'password', 'integer', 'float', 'multiplechoice', 'multiselect'}
 SLICEABLE = {'memory_qos', 'audit'}
 
@@ -97,8 +97,10 @@ def test_job_template(name):
     assert template['job_type'] == ('check' if name == 'audit' else 'run')
     if name not in SLICEABLE:
         assert template['job_slice_count'] == 1, 'docs/awx.md: %s must not be sliced' % name
+    # docs/awx.md: no two jobs of a node-changing template at once (the node lock would fail the second one)
+    assert template['allow_simultaneous'] is False, name
     machine = any('machine' in c for c in template['credentials'])
-    assert machine == (name != 'deploy_controller'), 'deploy_controller alone does not reach the nodes'
+    assert machine == (name not in ('deploy_controller', 'colocation_sync')), 'these two do not reach the nodes'
     assert any('kubeconfig' in c for c in template['credentials'])
 
 
