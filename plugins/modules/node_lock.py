@@ -16,7 +16,7 @@ description:
     process, the AWX job id when the run is an AWX job, the playbook and the start time - so that a second run of
     M(numaops.colocation.node_prep)-style changes on the same node fails before it changes anything, naming the
     holder.
-  - The lock file is created exclusively (O_CREAT|O_EXCL): of two runs starting together exactly one gets it.
+  - The lock file is created exclusively (O_CREAT|O_EXCL), so of two runs starting together exactly one gets it.
   - A stale lock is taken over with a warning - when its holder's process is gone from the controller host that
     took it (checked on the controller), or when the lock is older than O(stale_after) seconds (the node's clock,
     the file's modification time; a run renews it each time it takes the lock again).
