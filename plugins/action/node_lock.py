@@ -60,8 +60,8 @@ class ActionModule(ActionBase):
             reason = nodelock.stale_reason(holder, outcome.get('age'), stale_after, controller, alive)
             what = nodelock.describe_holder(holder, outcome.get('age'))
             if reason and state == 'present':
-                warning = ('%s: taking over the stale lock %s of %s: %s.' % (task_vars.get('inventory_hostname'),
-                                                                           path, what, reason))
+                warning = '%s: taking over the stale lock %s of %s: %s.' % (
+                    task_vars.get('inventory_hostname'), path, what, reason)
                 if self._play_context.check_mode:
                     outcome.update(outcome='would_take_over', stale=reason)
                     outcome.setdefault('warnings', []).append(warning)

@@ -243,17 +243,15 @@ def test_impossible_reservations_fail_the_preflight_naming_both_numbers(top):
     tree = _sandbox(top, 'impossible')
     before = _files(tree)
     inventory = _inventory(top, [tree])
-    rc, out = _playbook(inventory, 'node_prep.yml', extra={'node_prep_system_reserved': {'cpu': '12'},
-                                                          'node_prep_kube_reserved': {'cpu': '12'}},
-                        report_dir=str(top / 'r'))
+    impossible = {'node_prep_system_reserved': {'cpu': '12'}, 'node_prep_kube_reserved': {'cpu': '12'}}
+    rc, out = _playbook(inventory, 'node_prep.yml', extra=impossible, report_dir=str(top / 'r'))
     assert rc != 0
     assert ('systemReserved.cpu=12 + kubeReserved.cpu=12 reserve 24 CPU(s) (the static CPU manager takes 24 whole '
             'CPU(s)), but the node has 16 online CPU(s)') in out, out[-3000:]
     (tree / 'proc' / 'meminfo').write_text('MemTotal:       16777216 kB\nMemFree:        1 kB\n')
     before = _files(tree)
-    rc, out = _playbook(inventory, 'node_prep.yml', extra={'node_prep_system_reserved': {'memory': '10Gi'},
-                                                          'node_prep_kube_reserved': {'memory': '7Gi'}},
-                        report_dir=str(top / 'r'))
+    too_much = {'node_prep_system_reserved': {'cpu': '500m', 'memory': '10Gi'}, 'node_prep_kube_reserved': {'memory': '7Gi'}}
+    rc, out = _playbook(inventory, 'node_prep.yml', extra=too_much, report_dir=str(top / 'r'))
     assert rc != 0
     assert 'reserve 17Gi of memory, more than the node has (MemTotal 16Gi' in out, out[-3000:]
     assert _files(tree) == before

@@ -20,8 +20,8 @@ def test_merge_keeps_other_entries():
 def test_replace_names_what_it_drops():
     new, removed = r.merge_reservation(HAS, {'cpu': '500m'}, 'replace')
     assert new == {'cpu': '500m'} and removed == [('ephemeral-storage', '1Gi'), ('memory', '2Gi')]
-    assert r.describe_removed('systemReserved', removed) == ['systemReserved.ephemeral-storage=1Gi',
-                                                              'systemReserved.memory=2Gi']
+    assert r.describe_removed('systemReserved', removed) == [
+        'systemReserved.ephemeral-storage=1Gi', 'systemReserved.memory=2Gi']
 
 
 def test_none_leaves_alone_and_empty_removes_the_key():
