@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ansible_collections.numaops.colocation.tests.unit.plugins.action.test_kubelet_config import (  # noqa: F401
-    HEAD, node, run_action)
+    HEAD, node, run_action)  # pylint: disable=unused-import
 
 NODE = HEAD + '''cpuManagerPolicy: none
 kubeReserved:

@@ -66,5 +66,5 @@ def test_memory_above_memtotal_is_refused_naming_both():
 
 def test_unknown_node_sizes_skip_and_bad_quantity_is_named():
     assert r.check_fit({'systemReserved': {'cpu': '99'}}, None, None) == ([], [])
-    errors, _ = r.check_fit({'systemReserved': {'cpu': 'lots'}}, 4, None)
+    errors = r.check_fit({'systemReserved': {'cpu': 'lots'}}, 4, None)[0]
     assert 'systemReserved.cpu' in errors[0]
