@@ -4,8 +4,11 @@
 """kubelet_config reservations: merge keeps what the node has, replace names every entry it drops."""
 from __future__ import annotations
 
-from ansible_collections.numaops.colocation.tests.unit.plugins.action.test_kubelet_config import (  # noqa: F401
-    HEAD, node, run_action)  # pylint: disable=unused-import
+from ansible_collections.numaops.colocation.tests.unit.plugins.action import test_kubelet_config as base
+
+HEAD = base.HEAD
+node = base.node
+run_action = base.run_action  # the fixture
 
 NODE = HEAD + '''cpuManagerPolicy: none
 kubeReserved:
