@@ -10,7 +10,7 @@ import posixpath
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, reservations
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, reservation_merge, reservations
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml, numa_auto
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction, make_diff
 
@@ -66,8 +66,17 @@ class ActionModule(NodeFilesAction):
         state_dir = args['state_dir']
         cpu_state = posixpath.join(state_dir, kubelet.CPU_STATE_FILE)
         memory_state = posixpath.join(state_dir, kubelet.MEMORY_STATE_FILE)
+        # merge: an entry set to null in system_reserved/kube_reserved is removed; the rest is merged below
+        asked = dict(args)
+        dropped = {}
+        if args['reservations'] == 'merge':
+            for option, key in (('system_reserved', 'systemReserved'), ('kube_reserved', 'kubeReserved')):
+                if isinstance(args.get(option), dict) and args[option]:
+                    dropped[key] = [name for name, value in args[option].items() if value is None]
+                    kept = dict((name, value) for name, value in args[option].items() if value is not None)
+                    asked[option] = kept if kept else None
         try:
-            wanted = kubelet.requested_values(args)
+            wanted = kubelet.requested_values(asked)
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
 
@@ -87,8 +96,21 @@ class ActionModule(NodeFilesAction):
         except kubelet_yaml.KubeletYamlError as err:
             raise AnsibleActionFail(str(err))
         current = kubelet_yaml.to_plain(doc) if doc is not None else None
+        removed_reservations = []
         try:
             kubelet.check_document(current, path)
+            for key in reservation_merge.RESERVATION_KEYS:
+                asked_value = wanted.get(key)
+                if key in dropped and asked_value is None:
+                    asked_value = {}
+                if asked_value is None or asked_value is kubelet.REMOVE:
+                    if asked_value is kubelet.REMOVE and isinstance(current.get(key), dict):
+                        removed_reservations.extend(reservation_merge.describe_removed(key, sorted(current[key].items())))
+                    continue
+                request = dict(asked_value, **dict((name, None) for name in dropped.get(key, [])))
+                merged, removed = reservation_merge.merge_reservation(current.get(key), request, args['reservations'])
+                wanted[key] = merged if merged else kubelet.REMOVE
+                removed_reservations.extend(reservation_merge.describe_removed(key, removed))
             new_config, changed_fields = kubelet.plan_values(current, wanted)
             if auto:
                 derived_params, derived = self._derive_auto(auto, new_config, args, task_vars, path)
@@ -128,6 +150,8 @@ class ActionModule(NodeFilesAction):
             state_files_removed=removed,
             state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
             config=kubelet.managed_view(new_config),
+            previous=kubelet.managed_view(current),
+            reservations_removed=removed_reservations if changed_fields else [],
         )
         if auto:
             result['derived'] = derived
@@ -140,6 +164,10 @@ class ActionModule(NodeFilesAction):
                                            ', '.join(changed_fields)))
         elif not current_file.exists and writes:
             messages.append('%s: %s' % (path, 'would be created' if self._play_context.check_mode else 'created'))
+        if removed_reservations and changed_fields:
+            messages.append('%s reservations %s (reservations: %s)' % (
+                'would remove' if self._play_context.check_mode else 'removed', ', '.join(removed_reservations),
+                args['reservations']))
         for item in removed:
             messages.append('%s %s: %s' % ('would remove' if self._play_context.check_mode else 'removed',
                                            item, reasons.get(item, '')))

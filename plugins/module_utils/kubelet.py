@@ -76,6 +76,7 @@ ARGUMENT_SPEC = dict(
     reserved_system_cpus=dict(type='str'),
     system_reserved=dict(type='dict'),
     kube_reserved=dict(type='dict'),
+    reservations=dict(type='str', choices=['merge', 'replace'], default='replace'),
     feature_gates=dict(type='dict'),
     kubelet_version=dict(type='str'),
 )

@@ -29,7 +29,10 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Check mode returns, as RV(result), the object the API would store (defaults applied).
+    details:
+      - Check mode returns, as RV(result), the object the API would store (defaults applied).
+      - A create is sent as a server-side dry run, so what the API server would refuse (a namespace that does not
+        exist, 404) fails check mode as it fails a real run.
   diff_mode:
     support: full
     details: The diff shows the object (metadata and spec) before and after.
@@ -341,9 +344,10 @@ def main():
             if annotations:
                 body['metadata']['annotations'] = dict(annotations)
             action = 'Creating %s %s' % (KIND, owner)
-            result = body
-            if not module.check_mode:
-                result = api.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body)
+            # check mode asks the API server for a dry run, so that what a real create would refuse (a namespace
+            # that does not exist: 404, admission, validation) fails check mode the same way
+            result = api.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body,
+                                                         dry_run='All' if module.check_mode else None)
             _exit(module, changed=True, result=result, diff={'before': {}, 'after': summary(result)})
 
         meta = existing.get('metadata') or {}

@@ -160,14 +160,27 @@ options:
     default: /
   system_reserved:
     description:
-      - C(systemReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);
-        values are quantities.
+      - C(systemReserved). Keys V(cpu), V(memory), V(ephemeral-storage), V(pid); values are quantities.
+      - With O(reservations=replace) the whole dictionary is replaced; with O(reservations=merge) only the entries
+        given change, an entry set to V(null) is removed and every other entry of the file stays.
     type: dict
   kube_reserved:
     description:
-      - C(kubeReserved), replacing the whole dictionary. Keys V(cpu), V(memory), V(ephemeral-storage), V(pid);
-        values are quantities.
+      - C(kubeReserved). Keys V(cpu), V(memory), V(ephemeral-storage), V(pid); values are quantities.
+      - Replaced or merged like O(system_reserved), following O(reservations).
     type: dict
+  reservations:
+    description:
+      - How O(system_reserved) and O(kube_reserved) apply to the file's dictionaries.
+      - V(merge) sets the entries given and keeps the others (a node's C(memory), C(ephemeral-storage) or C(pid)
+        reservation stays when only C(cpu) is asked).
+      - V(replace) writes the dictionaries as given, dropping every other entry. Each entry dropped either way is
+        named in RV(reservations_removed) and RV(msg), and shows in the diff.
+      - The M(numaops.colocation.kubelet_config) default is V(replace); the node_prep role uses V(merge) unless
+        told otherwise (C(node_prep_reservations)).
+    type: str
+    choices: [merge, replace]
+    default: replace
   feature_gates:
     description:
       - C(featureGates) entries to set, merged into the file's gates. A gate set to V(null) is removed from the
@@ -298,6 +311,19 @@ config:
     cpuManagerPolicy: static
     reservedSystemCPUs: 0-1
     topologyManagerPolicy: single-numa-node
+previous:
+  description: The managed keys present in the file before the change.
+  returned: success
+  type: dict
+  sample:
+    cpuManagerPolicy: none
+reservations_removed:
+  description:
+    - The reservation entries the change drops from the file (would drop, in check mode), as C(key.resource=value).
+  returned: success
+  type: list
+  elements: str
+  sample: [systemReserved.memory=2Gi, kubeReserved.memory=1Gi]
 msg:
   description: What changed (or would change), and why each checkpoint file is removed.
   returned: always

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,9 +22,10 @@ yaml = pytest.importorskip('yaml')
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AWX = os.path.join(ROOT, 'examples', 'awx')
-PLAYBOOKS = ['node_prep', 'deploy_controller', 'memory_qos', 'site', 'audit']
+PLAYBOOKS = ['node_prep', 'deploy_controller', 'memory_qos', 'site', 'audit', 'colocation_sync']
 # Variables a playbook reads at play level (not role variables): the batch settings of node_prep.yml.
-PLAY_VARIABLES = {'node_prep_max_unavailable', 'node_prep_max_fail_percentage'}
+PLAY_VARIABLES = {'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'colocation_audit_fail_on_drift',
+                  'colocation_sync_label_selector', 'colocation_sync_namespaces'}
 SURVEY_TYPES = {'text', 'textarea', 'password', 'integer', 'float', 'multiplechoice', 'multiselect'}
 SLICEABLE = {'memory_qos', 'audit'}
 
@@ -55,7 +57,10 @@ def test_survey_spec_follows_awx_rules(name):
         assert {'question_name', 'question_description', 'required', 'type', 'variable', 'default'} <= set(question), where
         assert question['type'] in SURVEY_TYPES, where
         assert isinstance(question['required'], bool), where
-        assert question['variable'] in known, '%s is not a documented role variable' % where
+        # a <prefix>_survey_<name> answer is applied as <prefix>_<name> only when given (plugins/module_utils/fleet.py)
+        variable = re.sub(r'^(node_prep|memory_qos|colocation_controller|colocation)_survey_', r'\1_', question['variable'])
+        assert variable in known, '%s is not a documented role variable' % where
+        assert not question['required'], '%s: a required question forces one value over the inventory' % where
         if question['type'] in ('multiplechoice', 'multiselect'):
             choices = question['choices']
             choices = choices.split('\n') if isinstance(choices, str) else choices
@@ -92,8 +97,10 @@ def test_job_template(name):
     assert template['job_type'] == ('check' if name == 'audit' else 'run')
     if name not in SLICEABLE:
         assert template['job_slice_count'] == 1, 'docs/awx.md: %s must not be sliced' % name
+    # docs/awx.md: no two jobs of a node-changing template at once (the node lock would fail the second one)
+    assert template['allow_simultaneous'] is False, name
     machine = any('machine' in c for c in template['credentials'])
-    assert machine == (name != 'deploy_controller'), 'deploy_controller alone does not reach the nodes'
+    assert machine == (name not in ('deploy_controller', 'colocation_sync')), 'these two do not reach the nodes'
     assert any('kubeconfig' in c for c in template['credentials'])
 
 
@@ -124,14 +131,28 @@ def _builder():
 
 
 def test_ansible_builder_create_accepts_the_example(tmp_path):
-    proc = subprocess.run([_builder(), 'create', '-f', os.path.join(AWX, 'execution-environment.yml'),
-                           '-c', str(tmp_path / 'context'), '--output-filename', 'Containerfile'],
+    # the collection comes from its tarball (not Galaxy): build it where the EE definition expects it
+    with open(os.path.join(ROOT, 'galaxy.yml')) as handle:
+        version = yaml.safe_load(handle)['version']
+    with open(os.path.join(AWX, 'execution-environment.yml')) as handle:
+        definition = yaml.safe_load(handle)
+    tarball = 'numaops-colocation-%s.tar.gz' % version
+    assert definition['additional_build_files'] == [{'src': tarball, 'dest': 'collections'}]
+    galaxy = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable)) or shutil.which('ansible-galaxy')
+    build = subprocess.run([galaxy, 'collection', 'build', '--output-path', str(tmp_path), ROOT],
+                           capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stdout + build.stderr
+    shutil.copy(os.path.join(AWX, 'execution-environment.yml'), str(tmp_path / 'execution-environment.yml'))
+    proc = subprocess.run([_builder(), 'create', '-f', str(tmp_path / 'execution-environment.yml'),
+                           '-c', str(tmp_path / 'context'), '--output-filename', 'Dockerfile'],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    containerfile = (tmp_path / 'context' / 'Containerfile').read_text()
-    assert 'ansible-galaxy collection install' in containerfile and 'introspect' in containerfile
+    dockerfile = (tmp_path / 'context' / 'Dockerfile').read_text()  # what docs/awx.md names
+    assert 'ansible-galaxy collection install' in dockerfile and 'introspect' in dockerfile
+    assert (tmp_path / 'context' / '_build' / 'collections' / tarball).is_file()
     requirements = yaml.safe_load((tmp_path / 'context' / '_build' / 'requirements.yml').read_text())
-    assert 'numaops.colocation' in [c['name'] for c in requirements['collections']]
+    ours = [c for c in requirements['collections'] if 'numaops' in c['name']]
+    assert ours == [{'name': 'collections/' + tarball, 'type': 'file'}], requirements
 
 
 def test_ansible_builder_introspect_finds_the_dependencies(tmp_path):

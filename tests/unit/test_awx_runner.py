@@ -103,9 +103,9 @@ def awx_job_fixture(tmp_path_factory):
         }
         counter = {'n': 0}
 
-        def run(playbook, check=False, sandbox_dir=None, job_inventory=None, limit=None):
+        def run(playbook, check=False, sandbox_dir=None, job_inventory=None, limit=None, survey=None):
             """One job; ``sandbox_dir``: another sandbox (NUMAOPS_SANDBOX), ``job_inventory``: another inventory,
-            ``limit``: the job template's Limit."""
+            ``limit``: the job template's Limit, ``survey``: survey answers (extra vars, as AWX passes them)."""
             counter['n'] += 1
             pdd = top / ('job%d' % counter['n'])
             for sub in ('inventory', 'env'):
@@ -113,7 +113,7 @@ def awx_job_fixture(tmp_path_factory):
             os.symlink(ROOT, str(pdd / 'project'))
             job_envvars = dict(envvars, NUMAOPS_SANDBOX=str(sandbox_dir)) if sandbox_dir else envvars
             (pdd / 'inventory' / 'hosts').write_text(yaml.safe_dump(copy.deepcopy(job_inventory or inventory)))
-            (pdd / 'env' / 'extravars').write_text(json.dumps(extravars))
+            (pdd / 'env' / 'extravars').write_text(json.dumps(dict(extravars, **(survey or {}))))
             (pdd / 'env' / 'envvars').write_text(json.dumps(job_envvars))
             (pdd / 'env' / 'settings').write_text(json.dumps({'job_timeout': 900, 'suppress_ansible_output': True}))
             if check:
@@ -279,13 +279,23 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
     api_requests = len(awx_job.standin.requests)
     runner, events = awx_job('playbooks/audit.yml', check=True, sandbox_dir=sandbox, job_inventory=inventory)
 
-    # The job succeeds: a node that cannot be audited is recorded, not failed.
-    assert runner.status == 'successful' and runner.rc == 0, (runner.status, runner.rc, runner.stdout.read()[-3000:])
+    # The job fails (a scheduled audit alerts): drift on one node, the other could not be audited. Every node
+    # still got all its audits (a node that cannot be audited is recorded, not dropped), then one fleet summary.
+    assert runner.status == 'failed' and runner.rc != 0, (runner.status, runner.rc, runner.stdout.read()[-3000:])
     stats = _stats(events)
-    assert not stats.get('failures') and not stats.get('dark'), stats
-    assert stats['rescued'] == {BROKEN_NODE: 2}, stats['rescued']
-    failed = {(e['event_data']['host'], e['event_data']['task']) for e in events if e.get('event') == 'runner_on_failed'}
-    assert {host for host, _task in failed} == {BROKEN_NODE}, failed
+    assert not stats.get('dark'), stats
+    assert stats['rescued'][BROKEN_NODE] >= 2, stats['rescued']
+    failed = [(e['event_data']['host'], e['event_data']['task']) for e in events if e.get('event') == 'runner_on_failed'
+              and not e['event_data'].get('ignore_errors')]
+    assert failed[-1][1] == 'Fail on drift or on nodes that could not be audited (colocation_audit_fail_on_drift)', failed
+    assert {host for host, _task in failed[:-1]} == {BROKEN_NODE}, failed
+    fleet = _debug_msg(events, 'Show the fleet audit summary')
+    assert fleet[0] == 'audit: 2 node(s): 0 in sync, 1 with drift, 1 not (fully) audited', fleet
+    assert fleet[1] == '%s: DRIFT - kubelet topologyManagerPolicy; memory QoS 1 cgroup(s)' % NODE, fleet
+    assert fleet[2].startswith('%s: NOT AUDITED - node_prep: ' % BROKEN_NODE), fleet
+    audit = stats['artifact_data']['colocation_audit_summary']
+    assert audit['drift'] == [NODE] and audit['not_audited'] == [BROKEN_NODE], audit
+    assert audit['memory_qos_drift'][NODE][0]['differ'] == ['memory.high max -> 251658240'], audit
 
     # node_prep: the changed kubelet field on the sandbox node, the broken node NOT AUDITED with the reason.
     node_prep = _debug_msg(events, 'Drift report | Node preparation across the nodes')
@@ -320,7 +330,7 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
 
     # A job template's Limit (--limit) to the broken node alone: the reports still come, for that node only.
     runner, events = awx_job('playbooks/audit.yml', check=True, sandbox_dir=sandbox, job_inventory=inventory,
-                             limit=BROKEN_NODE)
+                             limit=BROKEN_NODE, survey={'colocation_audit_fail_on_drift': 'false'})
     assert runner.status == 'successful' and runner.rc == 0, (runner.status, runner.rc, runner.stdout.read()[-3000:])
     node_prep = _debug_msg(events, 'Drift report | Node preparation across the nodes')
     assert node_prep[0] == 'node_prep: 1 node(s): 0 in sync, 0 with drift, 1 not audited', node_prep
@@ -328,3 +338,33 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
     assert memory_qos[0].startswith('memory QoS audit (check mode: nothing was written): 0 of 1 node(s) reported'), memory_qos
     assert _tree_state(sandbox) == before
     assert _tree_state(broken) == broken_before
+
+
+# ----------------------------------------------------------------------------------------- survey answers
+def test_blank_survey_answers_leave_the_inventory_and_answers_override_it(awx_job):
+    """The node_prep survey as AWX sends it: every question optional, blank answers as "" (some AWX versions send
+    an unanswered question that way). A blank answer leaves the host's inventory value; an answer overrides it."""
+    with open(os.path.join(ROOT, 'examples', 'awx', 'surveys', 'node_prep.json')) as handle:
+        spec = json.load(handle)['spec']
+    assert not [q['variable'] for q in spec if q['required']]
+    blank = dict((q['variable'], q['default']) for q in spec)  # every default is blank
+    assert set(blank.values()) == {''}, blank
+
+    sandbox = awx_job.fresh_sandbox('survey')
+    inventory = copy.deepcopy(awx_job.inventory)
+    host = inventory['all']['children']['colocation_nodes']['hosts'][NODE]
+    host.update(node_prep_reserved_system_cpus='0-1', node_prep_topology_manager_policy='single-numa-node')
+    runner, events = awx_job('playbooks/node_prep.yml', sandbox_dir=sandbox, job_inventory=inventory, survey=blank)
+    _assert_clean(runner, events)
+    kubelet = yaml.safe_load((sandbox / 'tree' / 'var' / 'lib' / 'kubelet' / 'config.yaml').read_text())
+    assert kubelet['reservedSystemCPUs'] == '0-1'
+    assert kubelet['topologyManagerPolicy'] == 'single-numa-node'
+    assert kubelet['cpuManagerPolicy'] == 'static'  # the role default: the blank answer did not replace it
+
+    # answered: the answer wins over the inventory for this run
+    answered = dict(blank, node_prep_survey_topology_manager_policy='best-effort', node_prep_survey_max_unavailable='2')
+    runner, events = awx_job('playbooks/node_prep.yml', sandbox_dir=sandbox, job_inventory=inventory, survey=answered)
+    _assert_clean(runner, events)
+    kubelet = yaml.safe_load((sandbox / 'tree' / 'var' / 'lib' / 'kubelet' / 'config.yaml').read_text())
+    assert kubelet['topologyManagerPolicy'] == 'best-effort' and kubelet['reservedSystemCPUs'] == '0-1'
+    assert _stats(events)['changed'].get(NODE) == 1

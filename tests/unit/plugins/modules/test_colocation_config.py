@@ -155,3 +155,13 @@ def test_env_fallbacks_like_kubernetes_core(k8s_standin, k8s_client, capsys, mon
     monkeypatch.setenv('K8S_AUTH_KUBECONFIG', k8s_standin.kubeconfig_path)
     result = run_module(colocation_config, capsys, name='e', namespace='default', selector={})
     assert result['changed']
+
+
+def test_check_mode_fails_like_the_real_run_for_a_missing_namespace(k8s_standin, k8s_client, capsys):
+    install_crd(k8s_standin, k8s_client)
+    args = dict(name='batch', namespace='nowhere', selector={}, memory_qos={'highRatio': 80})
+    predicted = run(capsys, k8s_standin, check_mode=True, **args)
+    real = run(capsys, k8s_standin, **args)
+    assert predicted['failed'] and real['failed'], (predicted, real)
+    assert predicted['status'] == real['status'] == 404
+    assert 'nowhere' in predicted['msg'] and predicted['msg'] == real['msg']

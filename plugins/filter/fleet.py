@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Filters the roles and playbooks use for fleet bookkeeping; the logic is in plugins/module_utils (pure functions,
+unit-tested there). Controller side only."""
+from __future__ import annotations
+
+import glob
+import os
+
+import yaml
+
+from ansible_collections.numaops.colocation.plugins.module_utils import fleet, reservation_merge, systemd_unit
+
+_COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_KNOWN = []
+
+
+def known_variables():
+    """Every variable the collection reads or sets: the options of every role entry point, every role default,
+    and fleet.PLAYBOOK_VARIABLES / SURVEY_VARIABLES."""
+    if not _KNOWN:
+        names = set(fleet.PLAYBOOK_VARIABLES) | set(fleet.SURVEY_VARIABLES)
+        for path in glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'meta', 'argument_specs.yml')):
+            with open(path) as handle:
+                specs = (yaml.safe_load(handle) or {}).get('argument_specs') or {}
+            for entry in specs.values():
+                names.update((entry or {}).get('options') or {})
+        for path in glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'defaults', 'main.yml')):
+            with open(path) as handle:
+                names.update(yaml.safe_load(handle) or {})
+        _KNOWN.extend(sorted(names))
+    return list(_KNOWN)
+
+
+def unknown_variables(names, where='', extra_known=None):
+    """Sentences naming each unknown collection variable among ``names``, with a did-you-mean."""
+    known = known_variables() + list(extra_known or [])
+    return fleet.describe_unknown(fleet.unknown_variables(list(names), known), where)
+
+
+def kubelet_unit_config(texts, unit_dirs, service='kubelet', root=''):
+    """{config, unit, drop_ins, exec_start} of the kubelet's effective --config; ``texts``: {path: text} of the unit
+    files, drop-ins and environment files read on the node."""
+    return systemd_unit.kubelet_config_path(dict(texts), list(unit_dirs), service, dict(texts), root)
+
+
+def reservation_fit(config, online_cpus, meminfo_text, host='', cpu_source='', mem_source=''):
+    """{errors, notes} of the kubelet reservations of ``config`` on a node with ``online_cpus`` (a list of CPU
+    numbers, or a count) and /proc/meminfo text ``meminfo_text``."""
+    count = len(online_cpus) if isinstance(online_cpus, (list, tuple)) else online_cpus
+    errors, notes = reservation_merge.check_fit(config or {}, count or None, reservation_merge.parse_meminfo(meminfo_text),
+                                           host, cpu_source, mem_source)
+    return {'errors': errors, 'notes': notes}
+
+
+def survey_answers(variables):
+    """{answers, errors}: the survey answers given (blank ones dropped), as role variables."""
+    answers, errors = fleet.survey_answers(dict(variables))
+    return {'answers': answers, 'errors': errors}
+
+
+def kubelet_changes(previous, config, fields):
+    """{key: [old, new]} for the changed kubelet keys."""
+    previous = previous or {}
+    config = config or {}
+    return dict((key, [previous.get(key), config.get(key)]) for key in (fields or []))
+
+
+def batch_position(all_hosts, batch_hosts, serial):
+    return list(fleet.batch_position(list(all_hosts), list(batch_hosts), serial))
+
+
+def _host_vars(hosts_vars):
+    for host_vars in hosts_vars:
+        yield host_vars['inventory_hostname'], host_vars
+
+
+def fleet_plan(hosts_vars):
+    """The fleet plan lines from the host variables of every targeted host (``node_prep_plan``, and
+    ``node_prep_preflight_error`` for a host that failed the pre-flight)."""
+    plans = {}
+    for host, host_vars in _host_vars(hosts_vars):
+        if 'node_prep_preflight_error' in host_vars:
+            plans[host] = {'failed': host_vars['node_prep_preflight_error']}
+        else:
+            plans[host] = dict(host_vars.get('node_prep_plan') or {})
+    return fleet.fleet_plan(plans)
+
+
+def fleet_summary(hosts_vars, check_mode=False):
+    """The fleet summary from the host variables of every targeted host (``node_prep_report`` of the hosts that
+    got to the end)."""
+    reports = {}
+    targeted = []
+    for host, host_vars in _host_vars(hosts_vars):
+        targeted.append(host)
+        if 'node_prep_report' in host_vars and 'node_prep_preflight_error' not in host_vars:
+            reports[host] = host_vars['node_prep_report']
+    return fleet.fleet_summary(reports, targeted, check_mode)
+
+
+def audit_summary(hosts_vars, qos_summary):
+    """One fleet summary of an audit from the host variables of every audited host (``node_prep_report``,
+    ``node_prep_audit_error``, ``memory_qos_audit_error``) and the memory_qos role's summary."""
+    nodes = {}
+    for host, host_vars in _host_vars(hosts_vars):
+        nodes[host] = {'node_prep': host_vars.get('node_prep_report') if 'node_prep_audit_error' not in host_vars else None,
+                       'node_prep_error': host_vars.get('node_prep_audit_error'),
+                       'memory_qos_error': host_vars.get('memory_qos_audit_error')}
+    return fleet.audit_summary(nodes, dict(qos_summary or {}), sorted(nodes))
+
+
+def markdown_summary(summary, title='node_prep'):
+    return fleet.markdown_summary(summary, title)
+
+
+def report_file_name(kind, stamp, extension):
+    return fleet.report_file_name(kind, stamp, extension)
+
+
+class FilterModule(object):
+
+    def filters(self):
+        return {
+            'unknown_variables': unknown_variables,
+            'kubelet_unit_config': kubelet_unit_config,
+            'reservation_fit': reservation_fit,
+            'survey_answers': survey_answers,
+            'kubelet_changes': kubelet_changes,
+            'batch_position': batch_position,
+            'fleet_plan': fleet_plan,
+            'fleet_summary': fleet_summary,
+            'audit_summary': audit_summary,
+            'markdown_summary': markdown_summary,
+            'report_file_name': report_file_name,
+        }

@@ -1,0 +1,162 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The node lock of numaops.colocation: one run at a time changes a node.
+
+A lock is a small JSON file on the node naming its holder (run id, controller host and process, AWX job id,
+start time). It is created with O_CREAT|O_EXCL, so of two runs starting together exactly one gets it; the
+other fails before any change, naming the holder. A stale lock (its holder's process is gone from the
+controller host that took it, or older than the limit) is taken over with a warning: the stale file is first
+renamed away (atomic), then a new lock is created exclusively.
+
+Runs on managed nodes: Python 3.8+, standard library only.
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import errno
+import json
+import os
+import time
+
+HOLDER_FIELDS = ('run_id', 'controller', 'pid', 'job_id', 'started', 'playbook')
+
+
+class LockError(Exception):
+    """The lock could not be read or written."""
+
+
+def parse_holder(text):
+    """The holder recorded in a lock file's text, or {'unreadable': text} when it is not our JSON."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {'unreadable': (text or '')[:200]}
+    if not isinstance(data, dict):
+        return {'unreadable': (text or '')[:200]}
+    return dict((k, data.get(k)) for k in HOLDER_FIELDS if k in data)
+
+
+def describe_holder(holder, age=None):
+    """'run 20261201T101500Z-1234 (AWX job 42) from controller ctl-1 pid 77, started 2026-12-01T10:15:00Z,
+    42 s ago' for the messages."""
+    if not holder:
+        return 'nobody'
+    if 'unreadable' in holder:
+        return 'an unreadable lock (%r)' % holder['unreadable']
+    parts = ['run %s' % holder.get('run_id', '?')]
+    if holder.get('job_id'):
+        parts.append('(AWX job %s)' % holder['job_id'])
+    parts.append('from controller %s pid %s' % (holder.get('controller', '?'), holder.get('pid', '?')))
+    if holder.get('playbook'):
+        parts.append('running %s' % holder['playbook'])
+    text = ' '.join(parts) + ', started %s' % holder.get('started', '?')
+    if age is not None:
+        text += ' (%d s ago)' % int(age)
+    return text
+
+
+def stale_reason(holder, age, max_age, controller, holder_alive):
+    """Why the lock of ``holder`` (``age`` seconds old) is stale, or '' when it is held.
+
+    ``controller``: this controller's host name; ``holder_alive``: whether the holder's process exists on
+    this controller (None when it cannot be told: another controller host)."""
+    if 'unreadable' in holder:
+        return ''
+    if holder.get('controller') == controller and holder_alive is False:
+        return ('its holder, process %s on this controller (%s), is gone' % (holder.get('pid'), controller))
+    if max_age and age is not None and age > max_age:
+        return 'it is %d s old, older than the limit of %d s (node_prep_lock_stale_after)' % (int(age), int(max_age))
+    return ''
+
+
+def read_lock(path):
+    """(holder or None, age in seconds or None)."""
+    try:
+        with open(path) as handle:
+            text = handle.read()
+        mtime = os.stat(path).st_mtime
+    except (IOError, OSError) as err:
+        if err.errno == errno.ENOENT:
+            return None, None
+        raise LockError('%s cannot be read: %s' % (path, err))
+    return parse_holder(text), max(time.time() - mtime, 0)
+
+
+def _write_new(path, holder):
+    directory = os.path.dirname(path)
+    if directory and not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, (json.dumps(holder, sort_keys=True) + '\n').encode('utf-8'))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def acquire(path, holder, takeover_run_id=None):
+    """Take the lock for ``holder``. Returns (outcome, current holder, age): outcome ``acquired`` (new lock),
+    ``refreshed`` (already ours: its time is renewed), ``taken_over`` (the stale lock of ``takeover_run_id``
+    was replaced) or ``held`` (somebody else has it; nothing was written)."""
+    for _attempt in range(3):
+        try:
+            _write_new(path, holder)
+            return 'acquired', holder, 0
+        except OSError as err:
+            if err.errno != errno.EEXIST:
+                raise LockError('%s cannot be created: %s' % (path, err))
+        current, age = read_lock(path)
+        if current is None:
+            continue  # released meanwhile: try again
+        if current.get('run_id') == holder.get('run_id'):
+            os.utime(path, None)
+            return 'refreshed', current, age
+        if takeover_run_id is None or current.get('run_id') != takeover_run_id:
+            return 'held', current, age
+        aside = '%s.stale-%s' % (path, holder.get('run_id'))
+        try:
+            os.rename(path, aside)
+        except OSError as err:
+            if err.errno == errno.ENOENT:
+                continue
+            raise LockError('%s cannot be moved aside: %s' % (path, err))
+        moved, _age = read_lock(aside)
+        if (moved or {}).get('run_id') != takeover_run_id:
+            # another run took the stale lock over between our read and the rename: give its lock back
+            try:
+                os.link(aside, path)
+            except OSError:
+                pass
+            os.unlink(aside)
+            current, age = read_lock(path)
+            return 'held', current or moved, age
+        os.unlink(aside)
+        try:
+            _write_new(path, holder)
+        except OSError as err:
+            if err.errno != errno.EEXIST:
+                raise LockError('%s cannot be created: %s' % (path, err))
+            current, age = read_lock(path)
+            return 'held', current, age
+        return 'taken_over', holder, 0
+    current, age = read_lock(path)
+    return 'held', current, age
+
+
+def release(path, run_id):
+    """Remove the lock when ``run_id`` holds it. Returns (outcome, holder): ``released``, ``absent``
+    or ``not_ours`` (left in place)."""
+    current, _age = read_lock(path)
+    if current is None:
+        return 'absent', None
+    if current.get('run_id') != run_id:
+        return 'not_ours', current
+    try:
+        os.unlink(path)
+    except OSError as err:
+        if err.errno == errno.ENOENT:
+            return 'absent', None
+        raise LockError('%s cannot be removed: %s' % (path, err))
+    return 'released', current

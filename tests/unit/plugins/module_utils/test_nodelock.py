@@ -1,0 +1,65 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The node lock: exclusive creation, renewal, stale takeover, release."""
+from __future__ import annotations
+
+import os
+import threading
+
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
+
+
+def holder(run_id, **extra):
+    return dict(dict(run_id=run_id, controller='ctl', pid=1, job_id='', started='2026-12-01T10:00:00Z'), **extra)
+
+
+def test_first_gets_it_second_is_told_the_holder(tmp_path):
+    path = str(tmp_path / 'sub' / 'node.lock')
+    assert nodelock.acquire(path, holder('a'))[0] == 'acquired'
+    outcome, current, age = nodelock.acquire(path, holder('b'))
+    assert outcome == 'held' and current['run_id'] == 'a' and age >= 0
+    assert nodelock.acquire(path, holder('a'))[0] == 'refreshed'
+    assert nodelock.release(path, 'b')[0] == 'not_ours' and os.path.exists(path)
+    assert nodelock.release(path, 'a')[0] == 'released' and not os.path.exists(path)
+    assert nodelock.release(path, 'a')[0] == 'absent'
+
+
+def test_takeover_only_of_the_named_stale_holder(tmp_path):
+    path = str(tmp_path / 'node.lock')
+    nodelock.acquire(path, holder('old'))
+    assert nodelock.acquire(path, holder('new'), takeover_run_id='someone-else')[0] == 'held'
+    outcome, current, _age = nodelock.acquire(path, holder('new'), takeover_run_id='old')
+    assert outcome == 'taken_over' and current['run_id'] == 'new'
+    assert nodelock.read_lock(path)[0]['run_id'] == 'new'
+    assert os.listdir(str(tmp_path)) == ['node.lock']
+
+
+def test_concurrent_acquire_exactly_one_wins(tmp_path):
+    path = str(tmp_path / 'node.lock')
+    outcomes = []
+    threads = [threading.Thread(target=lambda i=i: outcomes.append(nodelock.acquire(path, holder('r%d' % i))[0]))
+               for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ['acquired'] + ['held'] * 7
+
+
+def test_stale_reasons():
+    h = holder('a', controller='ctl', pid=99)
+    assert 'is gone' in nodelock.stale_reason(h, 5, 3600, 'ctl', False)
+    assert nodelock.stale_reason(h, 5, 3600, 'ctl', True) == ''
+    assert nodelock.stale_reason(h, 5, 3600, 'other', None) == ''
+    assert 'older than the limit of 3600 s' in nodelock.stale_reason(h, 4000, 3600, 'other', None)
+    assert nodelock.stale_reason(h, 4000, 0, 'other', None) == ''
+    assert nodelock.stale_reason({'unreadable': 'x'}, 9999, 1, 'ctl', False) == ''
+
+
+def test_describe_and_parse():
+    text = nodelock.describe_holder(holder('a', job_id='42', playbook='node_prep'), 7)
+    assert text == ('run a (AWX job 42) from controller ctl pid 1 running node_prep, started '
+                    '2026-12-01T10:00:00Z (7 s ago)')
+    assert nodelock.parse_holder('not json') == {'unreadable': 'not json'}
+    assert nodelock.describe_holder(None) == 'nobody'

@@ -1,0 +1,105 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The kubelet's effective --config from its unit and drop-ins, read as systemd reads them."""
+from __future__ import annotations
+
+from ansible_collections.numaops.colocation.plugins.module_utils import systemd_unit as su
+
+ETC = '/r/etc/systemd/system'
+USR = '/r/usr/lib/systemd/system'
+DIRS = [ETC, USR]
+UNIT = '[Unit]\nDescription=kubelet\n[Service]\nExecStart=/usr/bin/kubelet\nRestart=always\n'
+KUBEADM = '''# Note: This dropin only works with kubeadm and kubelet v1.11+
+[Service]
+Environment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"
+Environment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"
+EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env
+EnvironmentFile=-/etc/default/kubelet
+ExecStart=
+ExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS
+'''
+
+
+def config(texts, env=None):
+    return su.kubelet_config_path(texts, DIRS, 'kubelet', env or {}, root='/r')
+
+
+def test_kubeadm_drop_in():
+    found = config({USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM})
+    assert found['config'] == '/var/lib/kubelet/config.yaml'
+    assert found['unit'] == USR + '/kubelet.service'
+    assert found['drop_ins'] == [USR + '/kubelet.service.d/10-kubeadm.conf']
+
+
+def test_commented_lines_are_ignored():
+    unit = '[Service]\n# ExecStart=/usr/bin/kubelet --config=/old.yaml\n;ExecStart=/x --config=/semi.yaml\nExecStart=/usr/bin/kubelet\n'
+    assert config({USR + '/kubelet.service': unit})['config'] == ''
+
+
+def test_later_drop_in_wins_and_empty_execstart_resets():
+    texts = {
+        USR + '/kubelet.service': UNIT.replace('/usr/bin/kubelet', '/usr/bin/kubelet --config=/unit.yaml'),
+        USR + '/kubelet.service.d/10-a.conf': '[Service]\nExecStart=\nExecStart=/usr/bin/kubelet --config=/a.yaml\n',
+        ETC + '/kubelet.service.d/20-b.conf': '[Service]\nExecStart=\nExecStart=/usr/bin/kubelet --config /b.yaml\n',
+    }
+    assert config(texts)['config'] == '/b.yaml'
+    # path order would have put /etc first; systemd sorts by file name: 30 after 20 even from /usr/lib
+    texts[USR + '/kubelet.service.d/30-c.conf'] = '[Service]\nExecStart=\nExecStart=/usr/bin/kubelet --config=/c.yaml\n'
+    assert config(texts)['config'] == '/c.yaml'
+
+
+def test_drop_in_of_etc_hides_the_same_name_in_usr_lib():
+    texts = {
+        USR + '/kubelet.service': UNIT,
+        USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM,
+        ETC + '/kubelet.service.d/10-kubeadm.conf': KUBEADM.replace('/var/lib/kubelet/config.yaml', '/etc/k.yaml'),
+    }
+    found = config(texts)
+    assert found['config'] == '/etc/k.yaml' and found['drop_ins'] == [ETC + '/kubelet.service.d/10-kubeadm.conf']
+
+
+def test_unit_of_etc_masks_usr_lib():
+    texts = {USR + '/kubelet.service': UNIT.replace('kubelet\n', 'kubelet --config=/usr.yaml\n', 1),
+             ETC + '/kubelet.service': UNIT.replace('/usr/bin/kubelet', '/usr/bin/kubelet --config=/etc.yaml')}
+    assert config(texts)['config'] == '/etc.yaml'
+
+
+def test_environment_file_overrides_environment_and_is_found_under_root():
+    dropin = KUBEADM + ''
+    env = {'/r/etc/default/kubelet': 'KUBELET_EXTRA_ARGS="--config=/extra.yaml"\n'}
+    assert config({USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': dropin},
+                  env)['config'] == '/extra.yaml'  # the last --config of the command line wins
+    env = {'/r/etc/default/kubelet': '# KUBELET_EXTRA_ARGS=--config=/commented.yaml\n'}
+    assert config({USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': dropin},
+                  env)['config'] == '/var/lib/kubelet/config.yaml'
+
+
+def test_environment_file_not_named_by_the_unit_is_not_read():
+    env = {'/r/etc/sysconfig/kubelet': 'KUBELET_EXTRA_ARGS=--config=/nope.yaml\n'}
+    found = config({USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM}, env)
+    assert found['config'] == '/var/lib/kubelet/config.yaml'
+
+
+def test_continuation_lines_and_prefixes():
+    unit = '[Service]\nExecStart=-/usr/bin/kubelet \\\n  --v=2 \\\n  --config=/cont.yaml\n'
+    assert config({USR + '/kubelet.service': unit})['config'] == '/cont.yaml'
+
+
+def test_undefined_variable_is_not_a_path():
+    unit = '[Service]\nExecStart=/usr/bin/kubelet --config=${CONFIG_FILE}x\n'
+    assert config({USR + '/kubelet.service': unit})['config'] == 'x'
+    unit = '[Service]\nExecStart=/usr/bin/kubelet $ARGS\n'
+    assert config({USR + '/kubelet.service': unit})['config'] == ''
+
+
+def test_other_sections_do_not_count_and_no_unit_means_nothing():
+    unit = '[Unit]\nExecStart=/usr/bin/kubelet --config=/unit-section.yaml\n[Service]\nExecStart=/usr/bin/kubelet\n'
+    assert config({USR + '/kubelet.service': unit})['config'] == ''
+    assert config({})['config'] == '' and config({})['unit'] is None
+
+
+def test_flag_value_forms():
+    assert su.flag_value(['k', '--config', '/a', '-config=/b'], 'config') == '/b'
+    assert su.flag_value(['k', '--config'], 'config') is None
+    assert su.flag_value(['k', '--configx=/a'], 'config') is None
