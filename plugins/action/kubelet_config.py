@@ -80,7 +80,7 @@ class ActionModule(NodeFilesAction):
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
 
-        files = self.read_files([path, cpu_state, memory_state], task_vars)
+        files = self.read_files([path, cpu_state, memory_state], task_vars, opaque=(cpu_state, memory_state))
         current_file = files[path]
         if current_file.exists:
             text = current_file.text

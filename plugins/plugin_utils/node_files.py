@@ -46,8 +46,12 @@ class NodeFilesAction(ActionBase):
         self.removed_temp_files = list(result.get('removed_temp_files') or [])
         return result
 
-    def read_files(self, paths, task_vars):
-        """Read ``paths`` on the node; return ``{path: FileState}``. Text is decoded as UTF-8."""
+    def read_files(self, paths, task_vars, opaque=()):
+        """Read ``paths`` on the node; return ``{path: FileState}``. Text is decoded as UTF-8.
+
+        Paths in ``opaque`` are files that are only judged, never edited (the kubelet's checkpoints): their bytes
+        are decoded leniently (U+FFFD for what is not UTF-8, NUL kept), so that a file a crash filled with zeros is
+        seen as corrupt and can be removed instead of stopping the task."""
         result = self._node_files({'read': list(paths)}, task_vars)
         states = {}
         for path in paths:
@@ -57,7 +61,8 @@ class NodeFilesAction(ActionBase):
                                          info.get('dangling_link'))
                 continue
             data = base64.b64decode(info['content'])
-            states[path] = FileState(path, True, decode_text(path, data), info['checksum'], info['mode'],
+            text = data.decode('utf-8', 'replace') if path in opaque else decode_text(path, data)
+            states[path] = FileState(path, True, text, info['checksum'], info['mode'],
                                      info['owner'], info['group'], info.get('link_target'), None)
         return states
 
