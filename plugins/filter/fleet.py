@@ -50,8 +50,8 @@ def reservation_fit(config, online_cpus, meminfo_text, host='', cpu_source='', m
     """{errors, notes} of the kubelet reservations of ``config`` on a node with ``online_cpus`` (a list of CPU
     numbers, or a count) and /proc/meminfo text ``meminfo_text``."""
     count = len(online_cpus) if isinstance(online_cpus, (list, tuple)) else online_cpus
-    errors, notes = reservation_merge.check_fit(config or {}, count or None, reservation_merge.parse_meminfo(meminfo_text),
-                                           host, cpu_source, mem_source)
+    meminfo = reservation_merge.parse_meminfo(meminfo_text)
+    errors, notes = reservation_merge.check_fit(config or {}, count or None, meminfo, host, cpu_source, mem_source)
     return {'errors': errors, 'notes': notes}
 
 
