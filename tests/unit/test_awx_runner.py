@@ -115,7 +115,7 @@ def awx_job_fixture(tmp_path_factory):
             (pdd / 'inventory' / 'hosts').write_text(yaml.safe_dump(copy.deepcopy(job_inventory or inventory)))
             (pdd / 'env' / 'extravars').write_text(json.dumps(dict(extravars, **(survey or {}))))
             (pdd / 'env' / 'envvars').write_text(json.dumps(job_envvars))
-            (pdd / 'env' / 'settings').write_text(json.dumps({'job_timeout': 900, 'suppress_ansible_output': True}))
+            (pdd / 'env' / 'settings').write_text(json.dumps({'job_timeout': 1800, 'suppress_ansible_output': True}))
             if check:
                 (pdd / 'env' / 'cmdline').write_text('--check')
             runner = ansible_runner.run(private_data_dir=str(pdd), playbook=playbook, quiet=True, limit=limit)
