@@ -103,27 +103,27 @@ def write_target(path):
     return path
 
 
+def _first_os_error(exc, field):
+    """The first OSError with a ``field`` (strerror or errno) in ``exc`` and its cause chain (8 links at most)."""
+    cur = exc
+    for _link in range(8):
+        if cur is None:
+            break
+        if isinstance(cur, OSError) and getattr(cur, field):
+            return cur
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 def os_error_text(exc):
     """``strerror`` of an OSError (or of the first OSError in its cause chain), else the text of ``exc``."""
-    seen = 0
-    cur = exc
-    while cur is not None and seen < 8:
-        if isinstance(cur, OSError) and cur.strerror:
-            return cur.strerror
-        cur = cur.__cause__ or cur.__context__
-        seen += 1
-    return str(exc)
+    found = _first_os_error(exc, 'strerror')
+    return found.strerror if found is not None else str(exc)
 
 
 def _errno_of(exc):
-    seen = 0
-    cur = exc
-    while cur is not None and seen < 8:
-        if isinstance(cur, OSError) and cur.errno:
-            return cur.errno
-        cur = cur.__cause__ or cur.__context__
-        seen += 1
-    return None
+    found = _first_os_error(exc, 'errno')
+    return found.errno if found is not None else None
 
 
 def file_flags(path):
