@@ -110,6 +110,30 @@ stage_molecule() {
   done
 }
 
+# With no stage named (CI), every stage runs, two at a time (scripts/lanes.py; NUMAOPS_JOBS=1 runs them one after
+# the other): the long jobs first, each molecule scenario a job of its own, the jobs that need the upstream
+# containerd after the upstream stage.
+if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
+  JOBS=(upstream)
+  if [ "${NUMAOPS_SKIP_VM:-0}" = 1 ]; then
+    echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
+  else
+    JOBS+=(molecule:vm)
+  fi
+  JOBS+=(unit@upstream molecule:colocation_controller molecule:node_prep units integration@upstream)
+  for s in extensions/molecule/*/molecule.yml; do
+    name=$(basename "$(dirname "$s")")
+    case " ${JOBS[*]} " in *" molecule:$name "*) continue ;; esac
+    [ "$name" = vm ] || JOBS+=("molecule:$name")
+  done
+  JOBS+=(sanity lint build)
+  t0=$SECONDS
+  rc=0; python3 scripts/lanes.py --jobs "${NUMAOPS_JOBS:-2}" "${JOBS[@]}" || rc=$?
+  [ $rc -eq 0 ] || die "some jobs failed (listed above); the whole run took $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s"
+  log "all stages passed (total $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s on ${NUMAOPS_JOBS:-2} lanes)"
+  exit 0
+fi
+
 TIMES=()
 for s in "${STAGES[@]}"; do
   declare -F "stage_${s%%:*}" >/dev/null || die "unknown stage '$s' (known: ${ALL_STAGES[*]}; molecule:<scenario>)"
