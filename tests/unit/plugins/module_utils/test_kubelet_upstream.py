@@ -5,7 +5,7 @@
 
 Every accept/refuse vector of test_kubelet.py (VALID, INVALID) is run through the REAL kubelet binary of the oldest
 (1.31) and the newest (1.37) release of the table, built from k8s.io/kubernetes by ``scripts/upstream.sh``
-(components ``kubelet-1.31`` and ``kubernetes``), and through ``kubelet.validate(config, <that release>)``;
+(components ``kubelet-1.31`` and ``kubelet-1.37``), and through ``kubelet.validate(config, <that release>)``;
 both must agree. The kubelet gets the vector's configuration file plus what it needs to run here (a private root
 directory, no API server, a real containerd as its CRI endpoint: ``scripts/upstream.sh path containerd``, else the
 ``containerd`` on PATH). It then loads the file, parses the feature gates, validates the configuration, refuses
@@ -15,8 +15,8 @@ topology and memory managers check the policies, options and reservations. When 
 would start pods or touch the node's cgroups. Its exit is classified by its error text (``classify``).
 
 The binaries are required: a missing one FAILS this test (build them first: ``scripts/upstream.sh build
-kubelet-1.31 kubernetes``). ``NUMAOPS_SKIP_UPSTREAM_KUBELET=1`` skips it explicitly.
-``NUMAOPS_UPSTREAM_PATH_KUBELET_1_31`` / ``NUMAOPS_UPSTREAM_PATH_KUBERNETES`` / ``NUMAOPS_UPSTREAM_PATH_CONTAINERD``
+kubelet-1.31 kubelet-1.37``). ``NUMAOPS_SKIP_UPSTREAM_KUBELET=1`` skips it explicitly.
+``NUMAOPS_UPSTREAM_PATH_KUBELET_1_31`` / ``NUMAOPS_UPSTREAM_PATH_KUBELET_1_37`` / ``NUMAOPS_UPSTREAM_PATH_CONTAINERD``
 point at a directory of binaries instead of asking scripts/upstream.sh.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SKIP = os.environ.get('NUMAOPS_SKIP_UPSTREAM_KUBELET') == '1'
-COMPONENTS = ('kubelet-1.31', 'kubernetes')
+COMPONENTS = ('kubelet-1.31', 'kubelet-1.37')
 TIMEOUT = 45
 PARALLEL = 3
 
