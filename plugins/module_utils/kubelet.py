@@ -1207,6 +1207,33 @@ _CORRUPT = ('the %s manager checkpoint is corrupt: %s; the kubelet refuses to st
             'state from checkpoint"), whatever the configuration')
 
 
+def _state_path(base, name):
+    return '%s/%s' % (base, name) if base != '/' else '/' + name
+
+
+def _checkpoint_reason(kind, state, before, after, key, static, holds, static_changes):
+    """Why the ``kind`` ('cpu' or 'memory') checkpoint ``state`` must go, or None: corrupt, recording another
+    policy than the new configuration's, or (under the ``static`` policy) made before it or with a reservation
+    that ``static_changes`` (reasons, first one wins) says has changed."""
+    label = 'CPU' if kind == 'cpu' else 'memory'
+    old_policy = _effective(before, key)
+    new_policy = _effective(after, key)
+    recorded = recorded_policy(state)
+    problem = checkpoint_problem(kind, state)
+    if problem:
+        return _CORRUPT % (label, problem)
+    if recorded != new_policy:
+        return ('it records %s manager policy "%s" but the configuration now says "%s"; the kubelet '
+                'would refuse to start with: configured policy "%s" differs from state checkpoint policy '
+                '"%s"' % (label, recorded, new_policy, new_policy, recorded))
+    if new_policy != static:
+        return None
+    if old_policy != static:
+        return ('the %s manager policy changes from "%s" to "%s" and the checkpoint holds an older %s %s made '
+                'with an unknown reservation' % (label, old_policy, static, static, holds))
+    return next(static_changes, None)
+
+
 def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFAULT_STATE_DIR):
     """Decide which checkpoint files must go for the kubelet to start with ``after``.
 
@@ -1218,59 +1245,31 @@ def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFA
     base = state_dir.rstrip('/') or '/'
 
     if cpu_state is not None:
-        path = '%s/%s' % (base, CPU_STATE_FILE) if base != '/' else '/' + CPU_STATE_FILE
-        old_policy = _effective(before, 'cpuManagerPolicy')
-        new_policy = _effective(after, 'cpuManagerPolicy')
-        recorded = recorded_policy(cpu_state)
-        reason = None
-        problem = checkpoint_problem('cpu', cpu_state)
-        if problem:
-            reason = _CORRUPT % ('CPU', problem)
-        elif recorded != new_policy:
-            reason = ('it records CPU manager policy "%s" but the configuration now says "%s"; the kubelet '
-                      'would refuse to start with: configured policy "%s" differs from state checkpoint policy '
-                      '"%s"' % (recorded, new_policy, new_policy, recorded))
-        elif new_policy == 'static':
-            if old_policy != 'static':
-                reason = ('the CPU manager policy changes from "%s" to "static" and the checkpoint holds an '
-                          'older static CPU assignment made with an unknown reservation' % old_policy)
-            elif _cpu_reservation(before) != _cpu_reservation(after):
-                reason = ('the reserved CPU set changes (%s -> %s); the kubelet would refuse to start with '
-                          '"not all reserved cpus ... are present in defaultCpuSet"'
-                          % (_describe_reservation(_cpu_reservation(before)),
-                             _describe_reservation(_cpu_reservation(after))))
-            elif _strict(before) != _strict(after):
-                reason = ('strict-cpu-reservation is turned %s; the checkpoint\'s default CPU set %s the '
-                          'reserved CPUs, which the kubelet refuses'
-                          % ('on' if _strict(after) else 'off',
-                             'includes' if _strict(after) else 'excludes'))
+        def cpu_static_changes():
+            if _cpu_reservation(before) != _cpu_reservation(after):
+                yield ('the reserved CPU set changes (%s -> %s); the kubelet would refuse to start with '
+                       '"not all reserved cpus ... are present in defaultCpuSet"'
+                       % (_describe_reservation(_cpu_reservation(before)),
+                          _describe_reservation(_cpu_reservation(after))))
+            if _strict(before) != _strict(after):
+                yield ('strict-cpu-reservation is turned %s; the checkpoint\'s default CPU set %s the '
+                       'reserved CPUs, which the kubelet refuses'
+                       % ('on' if _strict(after) else 'off', 'includes' if _strict(after) else 'excludes'))
+        reason = _checkpoint_reason('cpu', cpu_state, before, after, 'cpuManagerPolicy', 'static',
+                                    'CPU assignment', cpu_static_changes())
         if reason:
-            removals.append({'path': path, 'reason': reason})
+            removals.append({'path': _state_path(base, CPU_STATE_FILE), 'reason': reason})
 
     if memory_state is not None:
-        path = '%s/%s' % (base, MEMORY_STATE_FILE) if base != '/' else '/' + MEMORY_STATE_FILE
-        old_policy = _effective(before, 'memoryManagerPolicy')
-        new_policy = _effective(after, 'memoryManagerPolicy')
-        recorded = recorded_policy(memory_state)
-        old_reserved = _normal_reserved_memory(before.get('reservedMemory') or [])
-        new_reserved = _normal_reserved_memory(after.get('reservedMemory') or [])
-        reason = None
-        problem = checkpoint_problem('memory', memory_state)
-        if problem:
-            reason = _CORRUPT % ('memory', problem)
-        elif recorded != new_policy:
-            reason = ('it records memory manager policy "%s" but the configuration now says "%s"; the kubelet '
-                      'would refuse to start with: configured policy "%s" differs from state checkpoint policy '
-                      '"%s"' % (recorded, new_policy, new_policy, recorded))
-        elif new_policy == 'Static':
-            if old_policy != 'Static':
-                reason = ('the memory manager policy changes from "%s" to "Static" and the checkpoint holds an '
-                          'older Static machine state made with an unknown reservation' % old_policy)
-            elif old_reserved != new_reserved:
-                reason = ('reservedMemory changes; the kubelet would refuse to start with "the expected machine '
-                          'state is different from the real one"')
+        def memory_static_changes():
+            if (_normal_reserved_memory(before.get('reservedMemory') or [])
+                    != _normal_reserved_memory(after.get('reservedMemory') or [])):
+                yield ('reservedMemory changes; the kubelet would refuse to start with "the expected machine '
+                       'state is different from the real one"')
+        reason = _checkpoint_reason('memory', memory_state, before, after, 'memoryManagerPolicy', 'Static',
+                                    'machine state', memory_static_changes())
         if reason:
-            removals.append({'path': path, 'reason': reason})
+            removals.append({'path': _state_path(base, MEMORY_STATE_FILE), 'reason': reason})
     return removals, warnings
 
 
