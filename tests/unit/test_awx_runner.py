@@ -32,21 +32,13 @@ yaml = pytest.importorskip('yaml')
 pytest.importorskip('kubernetes')
 
 # pylint: disable=wrong-import-position
-import ansible_collections  # noqa: E402
 from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import running_standin  # noqa: E402
 from ansible_collections.numaops.colocation.tests.standins import cgroup2, podgen  # noqa: E402
 from ansible_collections.numaops.colocation.tests.unit.roles import k8s_seed  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NODE = 'sandbox-node-1'
-
-
-def _collections_path():
-    for entry in ansible_collections.__path__:
-        if os.path.isdir(os.path.join(entry, 'numaops', 'colocation', 'playbooks')):
-            return os.path.dirname(entry)
-    pytest.skip('the collection tree is not on sys.path')
-    return None
 
 
 def _kubernetes_core_installed():
@@ -97,7 +89,7 @@ def awx_job_fixture(tmp_path_factory):
         }
         envvars = {
             'K8S_AUTH_KUBECONFIG': standin.kubeconfig_path,  # what the kubeconfig credential type injects
-            'ANSIBLE_COLLECTIONS_PATH': _collections_path(),
+            'ANSIBLE_COLLECTIONS_PATH': playbooks.collections_path(),
             'NUMAOPS_SANDBOX': str(sandbox),
             'ANSIBLE_NOCOLOR': '1',
         }

@@ -29,20 +29,12 @@ if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
 yaml = pytest.importorskip('yaml')
 
 # pylint: disable=wrong-import-position
-import ansible_collections  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NODE = 'sandbox-node-1'
 KUBELET = os.path.join('var', 'lib', 'kubelet', 'config.yaml')
 LOCK = os.path.join('var', 'lib', 'numaops-colocation', 'node.lock')
-
-
-def _collections_path():
-    for entry in ansible_collections.__path__:
-        if os.path.isdir(os.path.join(entry, 'numaops', 'colocation', 'playbooks')):
-            return os.path.dirname(entry)
-    pytest.skip('the collection tree is not on sys.path')
-    return None
 
 
 def _sandbox(top, name):
@@ -69,7 +61,7 @@ def _inventory(top, trees, host_vars=None):
 
 
 def _playbook(inventory, playbook, *args, extra=None, background=False, report_dir=None):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=playbooks.collections_path(), ANSIBLE_NOCOLOR='1',
                ANSIBLE_STDOUT_CALLBACK='default', ANSIBLE_LOCALHOST_WARNING='false')
     argv = ['ansible-playbook', '-i', inventory, os.path.join(ROOT, 'playbooks', playbook)] + list(args)
     if report_dir:

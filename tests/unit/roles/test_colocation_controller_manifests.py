@@ -25,7 +25,7 @@ import pytest
 kubernetes_validate = pytest.importorskip('kubernetes_validate')
 jsonschema = pytest.importorskip('jsonschema')
 
-import ansible_collections  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402  pylint: disable=wrong-import-position
 
 KUBERNETES_VERSIONS = ['1.28.0', '1.30.0', '1.32.0', '1.34.0']
 
@@ -82,14 +82,6 @@ PLAYBOOK = """
 """
 
 
-def _collections_path():
-    for entry in ansible_collections.__path__:
-        if os.path.isdir(os.path.join(entry, 'numaops', 'colocation', 'roles')):
-            return os.path.dirname(entry)
-    pytest.skip('the collection tree with its roles is not on sys.path')
-    return None
-
-
 def render(tmp_path, extra_vars):
     playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
     if not playbook:
@@ -97,7 +89,7 @@ def render(tmp_path, extra_vars):
     (tmp_path / 'render.yml').write_text(PLAYBOOK)
     out = tmp_path / 'manifests.json'
     (tmp_path / 'vars.json').write_text(json.dumps(dict(extra_vars, out=str(out), ansible_python_interpreter=sys.executable)))
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=playbooks.collections_path(), ANSIBLE_NOCOLOR='1',
                ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
     proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(tmp_path / 'render.yml'),
                            '-e', '@' + str(tmp_path / 'vars.json')],
@@ -479,7 +471,7 @@ TEMPLATE_PLAYBOOK = """
 
 def _template(tmp_path, template, variables):
     playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
-    role = os.path.join(_collections_path(), 'ansible_collections', 'numaops', 'colocation', 'roles', 'colocation_controller')
+    role = os.path.join(playbooks.collections_path(), 'ansible_collections', 'numaops', 'colocation', 'roles', 'colocation_controller')
     (tmp_path / 'play.yml').write_text(TEMPLATE_PLAYBOOK.format(role=role))
     out = tmp_path / 'out.json'
     (tmp_path / 'vars.json').write_text(json.dumps(dict(variables, template=template, out=str(out))))

@@ -11,15 +11,12 @@ exist (a node without containerd on PATH, so the version comes from the file's `
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-import ansible_collections
+from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'fixtures', 'containerd')
 NRI_DEFAULTS = dict(socket_path='/var/run/nri/nri.sock', plugin_path='/opt/nri/plugins',
@@ -27,45 +24,21 @@ NRI_DEFAULTS = dict(socket_path='/var/run/nri/nri.sock', plugin_path='/opt/nri/p
                     plugin_request_timeout='2s', disable_connections=False)
 
 
-def _collections_path():
-    for entry in ansible_collections.__path__:
-        if os.path.isfile(os.path.join(entry, 'numaops', 'colocation', 'plugins', 'action', 'containerd_nri.py')):
-            return os.path.dirname(entry)
-    pytest.skip('the collection tree is not on sys.path')
-    return None
-
-
 def run_tasks(work, tasks):
     """Run one containerd_nri task per ``(name, arguments)``; ``check_mode``/``diff`` are task keywords.
 
     Returns ``{name: registered result}``; failed tasks do not stop the play (``ignore_errors``).
     """
-    playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
-    if not playbook:
-        pytest.skip('ansible-playbook is not installed')
-    play_tasks = []
-    for number, (name, task) in enumerate(tasks):
+    entries = []
+    for name, task in tasks:
         args = dict(task)
-        entry = {'name': name, 'register': 'r%d' % number, 'ignore_errors': True}
+        entry = {'name': name}
         for keyword in ('check_mode', 'diff'):
             if keyword in args:
                 entry[keyword] = args.pop(keyword)
         entry['numaops.colocation.containerd_nri'] = args
-        play_tasks.append(entry)
-    out = work / 'results.json'
-    play_tasks.append({'name': 'Results', 'ansible.builtin.copy': {
-        'content': '{{ [%s] | to_json }}' % ', '.join('r%d' % n for n in range(len(tasks))),
-        'dest': str(out), 'mode': '0600'}})
-    (work / 'play.yml').write_text(json.dumps([{'hosts': 'localhost', 'gather_facts': False, 'tasks': play_tasks}]))
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
-               ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0',
-               ANSIBLE_HOME=str(work / 'home'), ANSIBLE_LOCAL_TEMP=str(work / 'local-tmp'),
-               ANSIBLE_REMOTE_TEMP=str(work / 'remote-tmp'))
-    proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(work / 'play.yml'),
-                           '-e', 'ansible_python_interpreter=%s' % sys.executable],
-                          cwd=str(work), env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0 and out.exists(), proc.stdout + proc.stderr
-    return dict(zip([name for name, _task in tasks], json.loads(out.read_text())))
+        entries.append(entry)
+    return dict(zip([name for name, _task in tasks], playbooks.run_tasks(work, entries)))
 
 
 def fixture_text(name):

@@ -14,15 +14,13 @@ are in tests/unit/plugins/modules/test_kernel_cmdline_hostile.py (the module run
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-import ansible_collections
+from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
     pytest.skip('runs ansible-playbook and real containerd binaries: in the plain pytest stage only', allow_module_level=True)
@@ -43,14 +41,6 @@ def sha(path):
         return 'directory'
     with open(path, 'rb') as handle:
         return hashlib.sha256(handle.read()).hexdigest()
-
-
-def _collections_path():
-    for entry in ansible_collections.__path__:
-        if os.path.isfile(os.path.join(entry, 'numaops', 'colocation', 'plugins', 'action', 'containerd_nri.py')):
-            return os.path.dirname(entry)
-    pytest.skip('the collection tree is not on sys.path')
-    return None
 
 
 def containerd_binary(release):
@@ -81,27 +71,8 @@ class Case(object):
 
 
 def run_playbook(work, cases):
-    playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
-    if not playbook:
-        pytest.skip('ansible-playbook is not installed')
-    tasks = []
-    for number, case in enumerate(cases):
-        tasks.append({'name': case.name, 'register': 'r%d' % number, 'ignore_errors': True,
-                      case.module: case.args})
-    out = work / 'results.json'
-    tasks.append({'name': 'Results', 'ansible.builtin.copy': {
-        'content': '{{ [%s] | to_json }}' % ', '.join('r%d' % n for n in range(len(cases))),
-        'dest': str(out), 'mode': '0600'}})
-    (work / 'play.yml').write_text(json.dumps([{'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]))
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
-               ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0',
-               ANSIBLE_HOME=str(work / 'home'), ANSIBLE_LOCAL_TEMP=str(work / 'local-tmp'),
-               ANSIBLE_REMOTE_TEMP=str(work / 'remote-tmp'))
-    proc = subprocess.run([playbook, '-i', 'localhost,', '-c', 'local', str(work / 'play.yml'),
-                           '-e', 'ansible_python_interpreter=%s' % sys.executable],
-                          cwd=str(work), env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0 and out.exists(), proc.stdout[-5000:] + proc.stderr[-3000:]
-    for case, result in zip(cases, json.loads(out.read_text())):
+    results = playbooks.run_tasks(work, [{'name': case.name, case.module: case.args} for case in cases])
+    for case, result in zip(cases, results):
         case.result = result
 
 
