@@ -394,6 +394,13 @@ def options_map_gates(tree):
     return found
 
 
+def merge_default_eviction_settings(tree):
+    """Whether the release's KubeletConfiguration has mergeDefaultEvictionSettings (1.33+): before it, an
+    evictionHard map without memory.available means no hard-eviction memory, whatever the file says."""
+    return any(re.search(r'(?m)^\s*MergeDefaultEvictionSettings\s+\*?bool\b', text)
+               for text in tree.files('%s/pkg/kubelet/apis/config' % KUBERNETES))
+
+
 def parse_release(tree):
     minor = int(tree.version.split('.')[1])
     gates = kubelet_gates(tree)
@@ -410,6 +417,7 @@ def parse_release(tree):
         'topology_options': topology,
         'topology_option_gates': topology_gates,
         'options_map_gates': options_map_gates(tree),
+        'merge_default_eviction_settings': merge_default_eviction_settings(tree),
     }
 
 
@@ -446,6 +454,7 @@ def build_table(releases):
             'cpu_option_gates': by_minor[m]['cpu_option_gates'],
             'topology_option_gates': by_minor[m]['topology_option_gates'],
             'options_map_gates': by_minor[m]['options_map_gates'],
+            'merge_default_eviction_settings': by_minor[m]['merge_default_eviction_settings'],
         }
     return {
         'RELEASES': tuple(r['version'] for r in releases),
@@ -471,7 +480,8 @@ minor does not know the gate), ...)}; stage is Alpha, Beta, GA, Deprecated, PreA
 release only: the kubelet refuses to set it) or Special (AllAlpha / AllBeta).
 CPU_MANAGER_OPTIONS / TOPOLOGY_MANAGER_OPTIONS: {option: ((first minor, stage or None), ...)}.
 RELEASE_RULES: {minor: {cpu_option_gates / topology_option_gates: {stage: gate an option of that stage needs},
-options_map_gates: {config key: gate without which cmd/kubelet/app/server.go refuses any non-nil map}}}.
+options_map_gates: {config key: gate without which cmd/kubelet/app/server.go refuses any non-nil map},
+merge_default_eviction_settings: whether the KubeletConfiguration has mergeDefaultEvictionSettings}}.
 """
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

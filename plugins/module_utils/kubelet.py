@@ -760,10 +760,14 @@ def _check_policy_options(key, config, table, minor, gates, errors, prefix):
     return parsed
 
 
-def _eviction_memory(config, warnings, errors):
-    """Hard-eviction memory.available in bytes as the kubelet computes it, or None if unknowable."""
+def _eviction_memory(config, warnings, errors, minor=None):
+    """Hard-eviction memory.available in bytes as the kubelet 1.``minor`` (None: the newest known) computes it, or
+    None if unknowable."""
     eviction = config.get('evictionHard')
-    merge = config.get('mergeDefaultEvictionSettings') is True
+    # mergeDefaultEvictionSettings exists from 1.33 on; an older kubelet ignores the key
+    merge = (config.get('mergeDefaultEvictionSettings') is True
+             and releases.RELEASE_RULES[table_minor(minor) if minor is not None else NEWEST_KNOWN_MINOR]
+             ['merge_default_eviction_settings'])
     if eviction is None:
         return Fraction(DEFAULT_EVICTION_MEMORY)
     if not isinstance(eviction, dict):
@@ -936,14 +940,14 @@ def validate(config, kubelet_version=None):
                 errors.append('memoryManagerPolicy: "Static" needs the MemoryManager feature gate, which is off; '
                               'set feature_gates: {MemoryManager: true}')
         if totals is not None:
-            _check_static_memory(config, system, kube, totals, warnings, errors)
+            _check_static_memory(config, system, kube, totals, warnings, errors, minor)
     if errors:
         raise KubeletConfigError(errors)
     return warnings
 
 
-def _check_static_memory(config, system, kube, totals, warnings, errors):
-    eviction = _eviction_memory(config, warnings, errors)
+def _check_static_memory(config, system, kube, totals, warnings, errors, minor=None):
+    eviction = _eviction_memory(config, warnings, errors, minor)
     expected = {}
     memory = system.get('memory', Fraction(0)) + kube.get('memory', Fraction(0))
     if eviction is not None:

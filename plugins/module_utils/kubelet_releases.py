@@ -13,7 +13,8 @@ minor does not know the gate), ...)}; stage is Alpha, Beta, GA, Deprecated, PreA
 release only: the kubelet refuses to set it) or Special (AllAlpha / AllBeta).
 CPU_MANAGER_OPTIONS / TOPOLOGY_MANAGER_OPTIONS: {option: ((first minor, stage or None), ...)}.
 RELEASE_RULES: {minor: {cpu_option_gates / topology_option_gates: {stage: gate an option of that stage needs},
-options_map_gates: {config key: gate without which cmd/kubelet/app/server.go refuses any non-nil map}}}.
+options_map_gates: {config key: gate without which cmd/kubelet/app/server.go refuses any non-nil map},
+merge_default_eviction_settings: whether the KubeletConfiguration has mergeDefaultEvictionSettings}}.
 """
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -597,6 +598,7 @@ TOPOLOGY_MANAGER_OPTIONS = {
 RELEASE_RULES = {
     31: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': False,
         'options_map_gates': {
             'cpuManagerPolicyOptions': 'CPUManagerPolicyOptions',
             'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions',
@@ -608,6 +610,7 @@ RELEASE_RULES = {
     },
     32: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': False,
         'options_map_gates': {
             'cpuManagerPolicyOptions': 'CPUManagerPolicyOptions',
             'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions',
@@ -619,6 +622,7 @@ RELEASE_RULES = {
     },
     33: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': True,
         'options_map_gates': {'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions'},
         'topology_option_gates': {
             'Alpha': 'TopologyManagerPolicyAlphaOptions',
@@ -627,6 +631,7 @@ RELEASE_RULES = {
     },
     34: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': True,
         'options_map_gates': {'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions'},
         'topology_option_gates': {
             'Alpha': 'TopologyManagerPolicyAlphaOptions',
@@ -635,6 +640,7 @@ RELEASE_RULES = {
     },
     35: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': True,
         'options_map_gates': {'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions'},
         'topology_option_gates': {
             'Alpha': 'TopologyManagerPolicyAlphaOptions',
@@ -643,6 +649,7 @@ RELEASE_RULES = {
     },
     36: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': True,
         'options_map_gates': {'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions'},
         'topology_option_gates': {
             'Alpha': 'TopologyManagerPolicyAlphaOptions',
@@ -651,6 +658,7 @@ RELEASE_RULES = {
     },
     37: {
         'cpu_option_gates': {'Alpha': 'CPUManagerPolicyAlphaOptions', 'Beta': 'CPUManagerPolicyBetaOptions'},
+        'merge_default_eviction_settings': True,
         'options_map_gates': {'topologyManagerPolicyOptions': 'TopologyManagerPolicyOptions'},
         'topology_option_gates': {
             'Alpha': 'TopologyManagerPolicyAlphaOptions',

@@ -47,9 +47,11 @@ PARALLEL = 3
 # do what the file says.
 _TOPOLOGY_NONE = ('the kubelet does not look at topologyManagerPolicyOptions under topology policy none '
                   '(topologymanager.NewManager returns before parsing them); the module checks them anyway')
+_MEMORY_GATE_OFF = 'the kubelet ignores memoryManagerPolicy Static while the MemoryManager gate is off'
 BY_DESIGN = {
     ('negative reconcile period', None): 'the kubelet does not validate cpuManagerReconcilePeriod',
-    ('MemoryManager gate off', 31): 'the kubelet ignores memoryManagerPolicy Static while the MemoryManager gate is off',
+    ('MemoryManager gate off', 31): _MEMORY_GATE_OFF,
+    ('MemoryManager locked', 31): _MEMORY_GATE_OFF,  # on 1.31 the gate is not locked yet: the same vector as above
     ('max-allowable-numa-nodes minimum', None): _TOPOLOGY_NONE,
     ('max-allowable-numa-nodes integer', None): _TOPOLOGY_NONE,
     ('unknown topology option', None): _TOPOLOGY_NONE,
