@@ -35,7 +35,7 @@ def parse_jobs(specs):
     """[(name, after or None)] from ``NAME`` / ``NAME@AFTER``; AFTER must be an earlier job."""
     jobs = []
     for spec in specs:
-        name, _, after = spec.partition('@')
+        name, _sep, after = spec.partition('@')
         if after and after not in [j[0] for j in jobs]:
             raise SystemExit('lanes.py: job %s waits for %s, which is not an earlier job' % (name, after))
         jobs.append((name, after or None))
@@ -92,9 +92,8 @@ def main(argv=None):
             sys.stdout.flush()
     failed = [n for n in order if not done[n][0]]
     print('\n' + '=' * 100)
-    print('lanes: %s on %d lane(s) in %s' % ('; '.join('%s %s%s' % (n, _minutes(done[n][1]), '' if done[n][0]
-                                                                     else ' FAILED') for n in order),
-                                            args.jobs, _minutes(time.time() - start)))
+    timings = '; '.join('%s %s%s' % (n, _minutes(done[n][1]), '' if done[n][0] else ' FAILED') for n in order)
+    print('lanes: %s on %d lane(s) in %s' % (timings, args.jobs, _minutes(time.time() - start)))
     for name in failed:
         path = os.path.join(logdir, name.replace(':', '_').replace(',', '_') + '.log')
         print('\n' + '!' * 100 + '\n!!! %s FAILED; the end of its output (all of it: %s):' % (name, path))
