@@ -49,9 +49,24 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def _is_standin(pid):
+    """Whether process ``pid`` is a stand-in daemon (a state file left by an earlier run may name a pid that has
+    since been reused by another process, which must not be killed)."""
+    try:
+        with open('/proc/%d/cmdline' % pid, 'rb') as handle:
+            return b'k8s_standin' in handle.read()
+    except OSError:
+        return False
+
+
 def stop(state_file):
     with open(state_file) as handle:
         state = json.load(handle)
+    if not _is_standin(state['pid']):
+        # a stale state file (the stand-in of an earlier run is gone): nothing to stop and nothing to ask it
+        os.unlink(state_file)
+        print(json.dumps({'stale': state['pid']}))
+        return 0
     unhandled = []
     try:
         with urllib.request.urlopen(state['server'] + '/standin/unhandled', timeout=10) as response:

@@ -47,11 +47,24 @@ def log(path, message):
         handle.write('%s %s\n' % (time.strftime('%Y-%m-%dT%H:%M:%S'), message))
 
 
+def is_standin(pid):
+    """Whether process ``pid`` is one of these stand-ins (a pid file left by an earlier run may name a process
+    that has since been reused for something else, which must not be killed)."""
+    try:
+        with open('/proc/%d/cmdline' % pid, 'rb') as handle:
+            return os.path.basename(__file__).encode() in handle.read()
+    except (IOError, OSError):
+        return False
+
+
 def stop(pidfile):
     try:
         with open(pidfile) as handle:
             pid = int(handle.read().strip())
     except (IOError, OSError, ValueError):
+        return
+    if not is_standin(pid):
+        os.remove(pidfile)  # stale: the stand-in is gone
         return
     try:
         os.kill(pid, signal.SIGTERM)
