@@ -31,6 +31,10 @@ def _minutes(seconds):
     return '%dm%02ds' % (seconds // 60, seconds % 60)
 
 
+def log_path(logdir, name):
+    return os.path.join(logdir, name.replace(':', '_').replace(',', '_') + '.log')
+
+
 def parse_jobs(specs):
     """[(name, after or None)] from ``NAME`` / ``NAME@AFTER``; AFTER must be an earlier job."""
     jobs = []
@@ -68,7 +72,7 @@ def main(argv=None):
                 order.append(name)
                 print('\n== lanes: %s NOT STARTED: it needs %s, which failed' % (name, after), flush=True)
                 continue
-            log = open(os.path.join(logdir, name.replace(':', '_').replace(',', '_') + '.log'), 'wb')
+            log = open(log_path(logdir, name), 'wb')
             proc = subprocess.Popen(['bash', os.path.join(HERE, 'test.sh'), name], stdout=log,
                                     stderr=subprocess.STDOUT, env=dict(os.environ, NUMAOPS_LANE='1'))
             running[name] = (proc, log, time.time())
@@ -95,7 +99,7 @@ def main(argv=None):
     timings = '; '.join('%s %s%s' % (n, _minutes(done[n][1]), '' if done[n][0] else ' FAILED') for n in order)
     print('lanes: %s on %d lane(s) in %s' % (timings, args.jobs, _minutes(time.time() - start)))
     for name in failed:
-        path = os.path.join(logdir, name.replace(':', '_').replace(',', '_') + '.log')
+        path = log_path(logdir, name)
         print('\n' + '!' * 100 + '\n!!! %s FAILED; the end of its output (all of it: %s):' % (name, path))
         if os.path.exists(path):
             with open(path, 'rb') as handle:
