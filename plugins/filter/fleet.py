@@ -11,7 +11,7 @@ import os
 
 import yaml
 
-from ansible_collections.numaops.colocation.plugins.module_utils import fleet, reservation_merge, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils import fleet, preflight, reservation_merge
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _KNOWN = []
@@ -40,10 +40,9 @@ def unknown_variables(names, where='', extra_known=None):
     return fleet.describe_unknown(fleet.unknown_variables(list(names), known), where)
 
 
-def kubelet_unit_config(texts, unit_dirs, service='kubelet', root=''):
-    """{config, unit, drop_ins, exec_start} of the kubelet's effective --config; ``texts``: {path: text} of the unit
-    files, drop-ins and environment files read on the node."""
-    return systemd_unit.kubelet_config_path(dict(texts), list(unit_dirs), service, dict(texts), root)
+def cpu_list(text):
+    """A CPU or NUMA node list ("0-3,8") as a sorted list of integers; None when it is not one."""
+    return preflight.cpu_list(text)
 
 
 def reservation_fit(config, online_cpus, meminfo_text, host='', cpu_source='', mem_source=''):
@@ -66,6 +65,11 @@ def kubelet_changes(previous, config, fields):
     previous = previous or {}
     config = config or {}
     return dict((key, [previous.get(key), config.get(key)]) for key in (fields or []))
+
+
+def batch_size(serial, hosts):
+    """The batch size of ``serial`` (a number or a percentage such as "10%") over ``hosts`` hosts, as Ansible's serial."""
+    return fleet.batch_size(serial, int(hosts))
 
 
 def batch_position(all_hosts, batch_hosts, serial):
@@ -125,10 +129,11 @@ class FilterModule(object):
     def filters(self):
         return {
             'unknown_variables': unknown_variables,
-            'kubelet_unit_config': kubelet_unit_config,
+            'cpu_list': cpu_list,
             'reservation_fit': reservation_fit,
             'survey_answers': survey_answers,
             'kubelet_changes': kubelet_changes,
+            'batch_size': batch_size,
             'batch_position': batch_position,
             'fleet_plan': fleet_plan,
             'fleet_summary': fleet_summary,

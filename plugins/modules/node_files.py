@@ -95,9 +95,34 @@ options:
     type: list
     elements: path
     default: []
+  snapshot:
+    description:
+      - Copy files into a backup directory before anything else is done, in the same call: for a rollback that
+        puts back exactly what was there (C(numaops.colocation.node_prep) snapshots every file its plan is about
+        to change this way, in one round trip).
+      - Each existing file of O(snapshot.paths) is copied (links followed) to O(snapshot.dest) plus its path with
+        O(snapshot.strip_prefix) removed, with its mode; the directories made are mode 0700. A missing file is
+        recorded with C(existed=false). See RV(snapshots).
+      - The copies are bookkeeping, not a change of the node; they do not make the task changed. Check mode
+        reports what would be copied and copies nothing.
+    type: dict
+    suboptions:
+      paths:
+        description: Absolute paths of the files to copy.
+        type: list
+        elements: path
+        required: true
+      dest:
+        description: The backup directory (created when missing).
+        type: path
+        required: true
+      strip_prefix:
+        description: A prefix to drop from each path below O(snapshot.dest) (a copied node tree's root).
+        type: str
+        default: ''
 notes:
   - Only the paths named in O(write) and O(remove) are ever modified (plus backup copies next to them,
-    and parent directories when O(write[].create_parents) is set).
+    parent directories when O(write[].create_parents) is set, and the copies of O(snapshot) below its O(snapshot.dest)).
 '''
 
 EXAMPLES = r'''
@@ -150,6 +175,20 @@ removed_temp_files:
   type: list
   elements: str
   sample: [/etc/containerd/.config.toml.k2j4x9_a.numaops]
+snapshots:
+  description:
+    - One entry per path of O(snapshot.paths), in order - C(path), C(existed), C(backup) (where the copy is),
+      C(checksum) (SHA-1 of the content; V('') for a missing file), C(owner) and C(group).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - path: /var/lib/kubelet/config.yaml
+      existed: true
+      backup: /var/backups/numaops-colocation/20261201T180000Z/var/lib/kubelet/config.yaml
+      checksum: 2f1c8e5a0c0f7a4d7f0f0b7c5a3c1e9e6c6a1f00
+      owner: root
+      group: root
 backup_files:
   description: Backup copy made for each written path that had a previous version.
   returned: always
@@ -184,6 +223,11 @@ ARGUMENT_SPEC = dict(
         create_parents=dict(type='bool', default=False),
     )),
     remove=dict(type='list', elements='path', default=[]),
+    snapshot=dict(type='dict', options=dict(
+        paths=dict(type='list', elements='path', required=True),
+        dest=dict(type='path', required=True),
+        strip_prefix=dict(type='str', default=''),
+    )),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
 )
 
@@ -256,13 +300,51 @@ def _write(module, path, data, mode, create_parents):
         module.set_mode_if_different(path, mode, False)
 
 
+def _snapshot_one(module, path, dest, prefix, limit):
+    if not os.path.isabs(path):
+        raise NodeFileError('snapshot: %s is not an absolute path. Nothing was changed.' % path)
+    relative = path[len(prefix):] if prefix and path.startswith(prefix) else path
+    backup = os.path.join(dest, relative.lstrip('/'))
+    described = _describe(path, limit)
+    if not described['exists']:
+        return dict(path=path, existed=False, backup=backup, checksum='', owner='', group='')
+    data = base64.b64decode(described['content'])
+    if not module.check_mode:
+        directory = os.path.dirname(backup)
+        try:
+            if not os.path.isdir(directory):
+                os.makedirs(directory, 0o700)
+            tmp = backup + '.partial'
+            with open(tmp, 'wb') as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, int(described['mode'], 8))
+            os.rename(tmp, backup)
+        except (IOError, OSError) as err:
+            raise NodeFileError('snapshot: cannot copy %s to %s: %s. Nothing was changed.'
+                                % (path, backup, to_native(err)))
+    return dict(path=path, existed=True, backup=backup, checksum=described['checksum'], owner=described['owner'],
+                group=described['group'])
+
+
 def run(module):
     params = module.params
     limit = params['max_size']
-    result = dict(changed=False, files={}, written=[], removed=[], backup_files={}, removed_temp_files=[])
+    result = dict(changed=False, files={}, written=[], removed=[], backup_files={}, removed_temp_files=[],
+                  snapshots=[])
 
     def fail(msg):
         module.fail_json(msg=msg, **result)
+
+    snapshot = params['snapshot']
+    for path in (snapshot or {}).get('paths') or []:
+        try:
+            result['snapshots'].append(_snapshot_one(module, path, snapshot['dest'], snapshot['strip_prefix'], limit))
+        except NodeFileError as err:
+            fail(str(err))
+        except (IOError, OSError) as err:
+            fail('snapshot: cannot read %s: %s. Nothing was changed.' % (path, to_native(err)))
 
     for path in params['read'] + [w['path'] for w in params['write']]:
         for name in remove_stale_temp_files(write_target(path), module.check_mode):

@@ -1,0 +1,296 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: node_preflight
+short_description: Everything the node_prep pre-flight reads from a node, in one call
+version_added: 0.3.0
+description:
+  - Reads, in one module call, what the pre-flight of the C(numaops.colocation.node_prep) role checks before it
+    plans anything - so that a host costs one round trip here instead of about fifteen
+    (find, stat, slurp and command tasks).
+  - The cgroup v2 controllers (O(cgroup_root)), the running kernel's command line (O(proc_cmdline_path)), the
+    containerd version (O(containerd_binary) C(--version)), the online CPUs and NUMA nodes and C(/proc/meminfo),
+    C(/etc/os-release) and the machine type.
+  - Which kubelet configuration file the kubelet reads, the way systemd would start it - the unit file of the first
+    directory of O(kubelet_unit_dirs) that has it, the C(*.conf) drop-ins of all of them in file-name order,
+    C(Environment=) and C(EnvironmentFile=) expanded (among O(kubelet_env_files)), the C(--config) flag of the
+    effective C(ExecStart=) - or else the first of O(kubelet_config_candidates) that exists; and whether it exists.
+  - A file that is missing or unreadable is returned with V(null) content and the reason; the caller decides.
+    Reads only; changes nothing; the same in check mode. Python standard library only on the node.
+author:
+  - numaops.colocation developers (@numaops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads only, so check mode returns the same values.
+  diff_mode:
+    support: none
+    details: Nothing is changed.
+  platform:
+    platforms: posix
+options:
+  root:
+    description:
+      - Prefix of the node's file system for paths named inside unit files (C(EnvironmentFile=), C(--config)).
+        Empty on a real node; the tree's directory for a copied tree.
+    type: str
+    default: ''
+  cgroup_root:
+    description: The cgroup v2 mount point; its C(cgroup.controllers) is read. Not read when not given.
+    type: path
+  proc_cmdline_path:
+    description: The running kernel's command line. Not read when not given.
+    type: path
+  containerd_binary:
+    description: The containerd program; C(<binary> --version) is run to learn the version. Not run when not given.
+    type: str
+  kubelet:
+    description: Whether to find the kubelet configuration file (the O(kubelet_config_path) and C(kubelet_*) options).
+    type: bool
+    default: true
+  kubelet_config_path:
+    description: The kubelet configuration file, when the user named it; then no unit file is read.
+    type: str
+    default: ''
+  kubelet_service:
+    description: The kubelet's systemd service name.
+    type: str
+    default: kubelet
+  kubelet_unit_dirs:
+    description: systemd unit directories in priority order (highest first).
+    type: list
+    elements: path
+    default: [/etc/systemd/system, /usr/lib/systemd/system, /lib/systemd/system]
+  kubelet_env_files:
+    description: Environment files the kubelet unit may read (those that exist are read).
+    type: list
+    elements: path
+    default: []
+  kubelet_config_candidates:
+    description: Default locations of the kubelet configuration file, in order, used when no unit names one.
+    type: list
+    elements: path
+    default: [/var/lib/kubelet/config.yaml, /etc/kubernetes/kubelet-config.yaml]
+  sysfs_cpu_dir:
+    description: C(/sys/devices/system/cpu); its C(online) is read. Not read when not given.
+    type: path
+  sysfs_node_dir:
+    description: C(/sys/devices/system/node); its C(online) is read. Not read when not given.
+    type: path
+  proc_meminfo_path:
+    description: C(/proc/meminfo). Not read when not given.
+    type: path
+  os_release_path:
+    description: The os-release file.
+    type: path
+    default: /etc/os-release
+notes:
+  - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
+seealso:
+  - module: numaops.colocation.numa_facts
+  - module: numaops.colocation.kubelet_config
+'''
+
+EXAMPLES = r'''
+- name: What the pre-flight needs
+  numaops.colocation.node_preflight:
+    cgroup_root: /sys/fs/cgroup
+    proc_cmdline_path: /proc/cmdline
+    containerd_binary: containerd
+    kubelet_env_files: [/var/lib/kubelet/kubeadm-flags.env, /etc/default/kubelet]
+    sysfs_cpu_dir: /sys/devices/system/cpu
+    sysfs_node_dir: /sys/devices/system/node
+    proc_meminfo_path: /proc/meminfo
+  register: node_facts
+
+- name: The kubelet configuration file
+  ansible.builtin.debug:
+    msg: "{{ node_facts.kubelet.config_path }} ({{ node_facts.kubelet.source }})"
+'''
+
+RETURN = r'''
+cgroup:
+  description: C(path) of cgroup.controllers, C(controllers) (V(null) when unreadable) and C(error).
+  returned: always
+  type: dict
+  sample: {path: /sys/fs/cgroup/cgroup.controllers, controllers: [cpuset, cpu, io, memory, pids], error: ''}
+cmdline:
+  description: C(path), C(text) of the kernel command line (V(null) when unreadable) and C(error).
+  returned: always
+  type: dict
+containerd:
+  description: C(binary), C(version) (V('') when unknown), C(output) of C(--version) and C(error).
+  returned: always
+  type: dict
+  sample: {binary: containerd, version: 1.7.24, output: containerd github.com/containerd/containerd v1.7.24 abc, error: ''}
+kubelet:
+  description:
+    - C(config_path) (V('') when none was found), C(source) (why that file), C(exists), C(unit), C(drop_ins) (the
+      files whose C(ExecStart=) was used) and C(read) (every unit, drop-in and environment file read).
+  returned: always
+  type: dict
+  sample:
+    config_path: /var/lib/kubelet/config.yaml
+    source: the effective ExecStart of /usr/lib/systemd/system/kubelet.service, /usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf (--config)
+    exists: true
+online_cpus:
+  description: C(path), C(text), C(ids) (V(null) when unreadable or not a CPU list) and C(error).
+  returned: always
+  type: dict
+online_numa_nodes:
+  description: C(path), C(text), C(ids) and C(error), as RV(online_cpus).
+  returned: always
+  type: dict
+meminfo:
+  description: C(path), C(text) and C(error).
+  returned: always
+  type: dict
+os:
+  description: C(release) (the os-release values), C(machine) and C(nodename) (C(uname)).
+  returned: always
+  type: dict
+'''
+
+import os
+import posixpath
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.numaops.colocation.plugins.module_utils import preflight
+
+MAX_BYTES = 1024 * 1024
+
+ARGUMENT_SPEC = dict(
+    root=dict(type='str', default=''),
+    cgroup_root=dict(type='path'),
+    proc_cmdline_path=dict(type='path'),
+    containerd_binary=dict(type='str'),
+    kubelet=dict(type='bool', default=True),
+    kubelet_config_path=dict(type='str', default=''),
+    kubelet_service=dict(type='str', default='kubelet'),
+    kubelet_unit_dirs=dict(type='list', elements='path',
+                           default=['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system']),
+    kubelet_env_files=dict(type='list', elements='path', default=[]),
+    kubelet_config_candidates=dict(type='list', elements='path',
+                                   default=['/var/lib/kubelet/config.yaml', '/etc/kubernetes/kubelet-config.yaml']),
+    sysfs_cpu_dir=dict(type='path'),
+    sysfs_node_dir=dict(type='path'),
+    proc_meminfo_path=dict(type='path'),
+    os_release_path=dict(type='path', default='/etc/os-release'),
+)
+
+
+def read_text(path):
+    """(text, error): the file's text, or None and why not."""
+    if path is None:
+        return None, 'not read'
+    try:
+        with open(path, 'rb') as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except (IOError, OSError) as exc:
+        return None, '%s: %s' % (path, exc.strerror or exc)
+    if len(data) > MAX_BYTES:
+        return None, '%s is larger than %d bytes' % (path, MAX_BYTES)
+    return data.decode('utf-8', 'replace'), ''
+
+
+def read_entry(path):
+    text, error = read_text(path)
+    return {'path': path, 'text': text, 'error': error}
+
+
+def list_dirs(directories):
+    listing = {}
+    for directory in directories:
+        try:
+            listing[directory] = sorted(os.listdir(directory))
+        except (IOError, OSError):
+            listing[directory] = []
+    return listing
+
+
+def kubelet_facts(module, params):
+    given = params['kubelet_config_path']
+    unit_texts, env_texts, read = {}, {}, []
+    existing = []
+    if not given:
+        dirs = params['kubelet_unit_dirs']
+        for path in preflight.unit_files(list_dirs(preflight.unit_candidates(dirs, params['kubelet_service'])), dirs,
+                                         params['kubelet_service']):
+            text, error = read_text(path)
+            if text is None:
+                module.fail_json(msg='node_preflight: cannot read the kubelet unit file %s (%s); the kubelet '
+                                     'configuration file cannot be found without it. Fix the file, or set '
+                                     'node_prep_kubelet_config_path. Nothing was changed.' % (path, error))
+            unit_texts[path] = text
+            read.append(path)
+        for path in params['kubelet_env_files']:
+            if os.path.exists(path):
+                text, error = read_text(path)
+                if text is None:
+                    module.fail_json(msg='node_preflight: cannot read the kubelet environment file %s (%s). Fix the '
+                                         'file, or set node_prep_kubelet_config_path. Nothing was changed.'
+                                         % (path, error))
+                env_texts[path] = text
+                read.append(path)
+        existing = [path for path in params['kubelet_config_candidates'] if os.path.exists(path)]
+    chosen = preflight.choose_kubelet_config(given, unit_texts, env_texts, params['kubelet_unit_dirs'],
+                                             params['kubelet_service'], params['root'], existing)
+    return {
+        'config_path': chosen['path'],
+        'source': chosen['source'],
+        'exists': bool(chosen['path']) and os.path.exists(chosen['path']),
+        'unit': chosen['unit'],
+        'drop_ins': chosen['drop_ins'],
+        'read': read,
+    }
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+
+    cgroup_path = posixpath.join(params['cgroup_root'], 'cgroup.controllers') if params['cgroup_root'] else None
+    text, error = read_text(cgroup_path)
+    cgroup = {'path': cgroup_path, 'controllers': preflight.cgroup_controllers(text), 'error': error}
+
+    containerd = {'binary': params['containerd_binary'], 'version': '', 'output': '', 'error': 'not run'}
+    if params['containerd_binary']:
+        try:
+            rc, out, err = module.run_command([params['containerd_binary'], '--version'])
+        except (IOError, OSError) as exc:  # run_command raises for a missing program only on some versions
+            rc, out, err = 127, '', str(exc)
+        containerd.update(output=(out or '').strip(), version=preflight.containerd_version(out) if rc == 0 else '',
+                          error='' if rc == 0 else ('rc=%d: %s' % (rc, (err or out or 'no output').strip())))
+
+    online = {}
+    for name, directory in (('online_cpus', params['sysfs_cpu_dir']), ('online_numa_nodes', params['sysfs_node_dir'])):
+        entry = read_entry(posixpath.join(directory, 'online') if directory else None)
+        entry['ids'] = preflight.cpu_list(entry['text'])
+        online[name] = entry
+
+    release, _error = read_text(params['os_release_path'])
+    uname = os.uname()
+    module.exit_json(
+        changed=False,
+        cgroup=cgroup,
+        cmdline=read_entry(params['proc_cmdline_path']),
+        containerd=containerd,
+        kubelet=kubelet_facts(module, params) if params['kubelet'] else {},
+        meminfo=read_entry(params['proc_meminfo_path']),
+        os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1]},
+        **online
+    )
+
+
+if __name__ == '__main__':
+    main()
