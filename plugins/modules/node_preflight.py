@@ -266,9 +266,9 @@ def main():
     containerd = {'binary': params['containerd_binary'], 'version': '', 'output': '', 'error': 'not run'}
     if params['containerd_binary']:
         try:
-            rc, out, err = module.run_command([params['containerd_binary'], '--version'])
-        except (IOError, OSError) as exc:  # run_command raises for a missing program only on some versions
-            rc, out, err = 127, '', str(exc)
+            rc, out, err = module.run_command([params['containerd_binary'], '--version'], handle_exceptions=False)
+        except (IOError, OSError) as exc:  # a missing or unrunnable program is a value for the caller
+            rc, out, err = 127, '', '%s: %s' % (params['containerd_binary'], exc.strerror or exc)
         containerd.update(output=(out or '').strip(), version=preflight.containerd_version(out) if rc == 0 else '',
                           error='' if rc == 0 else ('rc=%d: %s' % (rc, (err or out or 'no output').strip())))
 

@@ -104,3 +104,48 @@ def test_check_mode_predicts_and_writes_nothing(tmp_path, capsys):
 def test_remove_refuses_directory(tmp_path, capsys):
     res = run_module(node_files, capsys, remove=[str(tmp_path)])
     assert res['failed'] is True and 'directory' in res['msg']
+
+
+def test_snapshot_copies_existing_files_with_their_mode_and_records_missing_ones(tmp_path, capsys):
+    root = tmp_path / 'node'
+    (root / 'etc').mkdir(parents=True)
+    config = root / 'etc' / 'config.toml'
+    config.write_bytes(b'version = 2\n')
+    os.chmod(config, 0o640)
+    target = root / 'etc' / 'real.yaml'
+    target.write_bytes(b'real\n')
+    link = root / 'etc' / 'link.yaml'
+    os.symlink('real.yaml', str(link))
+    dest = tmp_path / 'backups' / 'run-1'
+    paths = [str(config), str(link), str(root / 'var' / 'state')]
+    res = run_module(node_files, capsys, snapshot=dict(paths=paths, dest=str(dest), strip_prefix=str(root)))
+    assert res['changed'] is False, 'a backup copy is bookkeeping, not a change of the node'
+    first, linked, missing = res['snapshots']
+    assert first['existed'] and first['backup'] == str(dest / 'etc' / 'config.toml')
+    assert first['checksum'] == sha1(b'version = 2\n') and first['owner'] and first['group']
+    assert (dest / 'etc' / 'config.toml').read_bytes() == b'version = 2\n'
+    assert stat.S_IMODE((dest / 'etc' / 'config.toml').stat().st_mode) == 0o640
+    assert linked['existed'] and (dest / 'etc' / 'link.yaml').read_bytes() == b'real\n'
+    assert not os.path.islink(str(dest / 'etc' / 'link.yaml')), 'the copy is of the content, not of the link'
+    assert stat.S_IMODE((dest / 'etc').stat().st_mode) == 0o700
+    assert missing == dict(path=str(root / 'var' / 'state'), existed=False, backup=str(dest / 'var' / 'state'),
+                           checksum='', owner='', group='')
+    assert not (dest / 'var').exists()
+    assert not list(dest.rglob('*.partial'))
+
+
+def test_snapshot_in_check_mode_copies_nothing(tmp_path, capsys):
+    f = tmp_path / 'a'
+    f.write_bytes(b'a\n')
+    res = run_module(node_files, capsys, check_mode=True, snapshot=dict(paths=[str(f)], dest=str(tmp_path / 'b')))
+    assert res['snapshots'][0]['existed'] and res['snapshots'][0]['backup'] == str(tmp_path / 'b') + str(f)
+    assert not (tmp_path / 'b').exists()
+
+
+def test_snapshot_refuses_a_directory_and_a_relative_path_before_copying(tmp_path, capsys):
+    f = tmp_path / 'a'
+    f.write_bytes(b'a\n')
+    res = run_module(node_files, capsys, snapshot=dict(paths=[str(f), str(tmp_path)], dest=str(tmp_path / 'b')))
+    assert res['failed'] and 'is a directory' in res['msg']
+    res = run_module(node_files, capsys, snapshot=dict(paths=['etc/x'], dest=str(tmp_path / 'c')))
+    assert res['failed'] and 'not an absolute path' in res['msg']
