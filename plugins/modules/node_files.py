@@ -97,7 +97,7 @@ options:
     default: []
   snapshot:
     description:
-      - Copy files into a backup directory before anything else is done, in the same call: for a rollback that
+      - Copy files into a backup directory before anything else is done, in the same call, for a rollback that
         puts back exactly what was there (C(numaops.colocation.node_prep) snapshots every file its plan is about
         to change this way, in one round trip).
       - Each existing file of O(snapshot.paths) is copied (links followed) to O(snapshot.dest) plus its path with

@@ -60,8 +60,8 @@ def test_unit_files_keeps_the_unit_and_conf_drop_ins_only():
         '/r/etc/systemd/system/kubelet.service.d/90-local.conf',
         '/r/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf',
     ]
-    assert preflight.unit_files(listing, UNIT_DIRS, 'kubelet.service') == preflight.unit_files(listing, UNIT_DIRS,
-                                                                                                'kubelet')
+    with_suffix = preflight.unit_files(listing, UNIT_DIRS, 'kubelet.service')
+    assert with_suffix == preflight.unit_files(listing, UNIT_DIRS, 'kubelet')
 
 
 def test_choose_kubelet_config_given_wins():
