@@ -1,0 +1,209 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""memory_qos on one full node as a playbook task, side by side with an empty module call and with the
+per-container loop of builtin tasks a user would write instead (issue 17, P2).
+
+The node is the cgroup v2 STAND-IN tree (tests/standins/cgroup2.py) on the local file system (this host has no
+cgroup v2 memory controller), default 110 pods x 4 containers; every run is a whole `ansible-playbook` against
+localhost with the local connection, so each figure includes Ansible's start-up, which all three pay alike:
+
+- empty:  one `ansible.builtin.ping` task (the cost of any module call);
+- ours:   one `numaops.colocation.memory_qos` task (first apply on a fresh tree, then the idempotent rerun);
+- loop:   one `ansible.builtin.shell` task looped over every container, writing its memory.high, memory.low and
+          memory.min (the values memory_qos computes, taken from a check-mode run, so both write the same);
+          run on a fresh tree, and checked to leave the same files as ours.
+
+Targets: ours <= 1.5x empty; loop >= 50x ours. Each variant runs --repeat times (the loop once, it is slow), in
+the order empty, ours, ours rerun, then again; the median is printed.
+
+Usage: python3 bench/memory_qos_playbook.py [--pods 110] [--containers 4] [--repeat 3]
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = ('memory.high', 'memory.low', 'memory.min')
+
+PLAYBOOKS = {
+    'empty': '''
+- name: An empty module call
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Ping
+      ansible.builtin.ping:
+''',
+    'ours': '''
+- name: memory_qos on the node
+  hosts: localhost
+  gather_facts: false
+  vars_files: [node.json]
+  tasks:
+    - name: Memory QoS for every container
+      numaops.colocation.memory_qos:
+        pods: "{{ pods }}"
+        configs: "{{ configs }}"
+        cgroup_root: "{{ cgroup_root }}"
+        kubelet_config_path: /nonexistent
+      register: qos
+''',
+    'plan': '''
+- name: The values memory_qos computes (check mode), for the loop
+  hosts: localhost
+  gather_facts: false
+  vars_files: [node.json]
+  tasks:
+    - name: Memory QoS in check mode
+      numaops.colocation.memory_qos:
+        pods: "{{ pods }}"
+        configs: "{{ configs }}"
+        cgroup_root: "{{ cgroup_root }}"
+        kubelet_config_path: /nonexistent
+      check_mode: true
+      register: qos
+    - name: Keep the result
+      ansible.builtin.copy:
+        content: "{{ qos | to_json }}"
+        dest: plan.json
+        mode: "0600"
+''',
+    'loop': '''
+- name: The loop a user would write
+  hosts: localhost
+  gather_facts: false
+  vars_files: [node.json, values.json]
+  tasks:
+    - name: Write memory.high, memory.low and memory.min of each container
+      ansible.builtin.shell:
+        cmd: >-
+          printf '%s' {{ item.high | quote }} > {{ item.dir | quote }}/memory.high &&
+          printf '%s' {{ item.low | quote }} > {{ item.dir | quote }}/memory.low &&
+          printf '%s' {{ item.min | quote }} > {{ item.dir | quote }}/memory.min
+      loop: "{{ containers }}"
+      loop_control:
+        label: "{{ item.dir | basename }}"
+      changed_when: true
+''',
+}
+
+
+def collection_path():
+    top = tempfile.mkdtemp(prefix='numaops-bench-')
+    os.makedirs(os.path.join(top, 'ansible_collections', 'numaops'))
+    os.symlink(ROOT, os.path.join(top, 'ansible_collections', 'numaops', 'colocation'))
+    return top
+
+
+def playbook(work, top, name, extra=None):
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=top, ANSIBLE_NOCOLOR='1', ANSIBLE_LOCALHOST_WARNING='false',
+               ANSIBLE_INVENTORY_UNPARSED_WARNING='false', ANSIBLE_PYTHON_INTERPRETER=sys.executable)
+    argv = ['ansible-playbook', '-c', 'local', os.path.join(work, name + '.yml')] + list(extra or [])
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit('%s failed (rc=%d):\n%s' % (name, proc.returncode, (proc.stdout + proc.stderr)[-3000:]))
+    return wall, proc.stdout
+
+
+def container_values(cgroot, cgroups):
+    """memory.high/low/min of the containers' cgroups (relative paths) below ``cgroot``."""
+    values = {}
+    for cgroup in cgroups:
+        for name in FILES:
+            with open(os.path.join(cgroot, cgroup, name)) as handle:
+                values[os.path.join(cgroup, name)] = handle.read().strip()
+    return values
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--pods', type=int, default=110)
+    parser.add_argument('--containers', type=int, default=4)
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--skip-loop', action='store_true', help='leave out the (slow: ~10 min) builtin loop')
+    args = parser.parse_args()
+
+    top = collection_path()
+    sys.path.insert(0, top)
+    from ansible_collections.numaops.colocation.tests.standins.cgroup2 import CgroupV2StandIn, build_node
+    from ansible_collections.numaops.colocation.tests.standins.podgen import busy_node
+
+    pods, configs = busy_node(args.pods, args.containers)
+    work = tempfile.mkdtemp(prefix='numaops-bench-qos-')
+    try:
+        for name, text in PLAYBOOKS.items():
+            with open(os.path.join(work, name + '.yml'), 'w') as handle:
+                handle.write('---' + text)
+
+        def fresh(label):
+            cgroot = os.path.join(work, label)
+            shutil.rmtree(cgroot, ignore_errors=True)
+            build_node(CgroupV2StandIn(cgroot), pods)
+            with open(os.path.join(work, 'node.json'), 'w') as handle:
+                json.dump({'pods': pods, 'configs': configs, 'cgroup_root': cgroot}, handle)
+            return cgroot
+
+        # the values memory_qos computes, for the loop (a check-mode run writes nothing)
+        fresh('plan')
+        playbook(work, top, 'plan')
+        with open(os.path.join(work, 'plan.json')) as handle:
+            plan = json.load(handle)
+        containers = []
+        cgroups = []
+        for pod in plan['pods']:
+            for container in pod.get('containers') or []:
+                expected = container.get('expected') or {}
+                if container.get('cgroup') and all(name in expected for name in FILES):
+                    cgroups.append(container['cgroup'])
+                    containers.append({'dir': os.path.join(work, 'LOOP', container['cgroup']),
+                                       'high': expected['memory.high'], 'low': expected['memory.low'],
+                                       'min': expected['memory.min']})
+        with open(os.path.join(work, 'values.json'), 'w') as handle:
+            json.dump({'containers': containers}, handle)
+        print('node: %d pods x %d containers (%d containers with memory files), %d ColocationConfigurations, '
+              'stand-in cgroup v2 tree' % (args.pods, args.containers, len(containers), len(configs)))
+
+        times = {'empty': [], 'ours first': [], 'ours rerun': [], 'loop': []}
+        same = None
+        for attempt in range(args.repeat):
+            times['empty'].append(playbook(work, top, 'empty')[0])
+            ours_root = fresh('OURS')
+            times['ours first'].append(playbook(work, top, 'ours')[0])
+            times['ours rerun'].append(playbook(work, top, 'ours')[0])
+            if attempt == 0 and not args.skip_loop:
+                loop_root = fresh('LOOP')
+                times['loop'].append(playbook(work, top, 'loop')[0])
+                same = container_values(ours_root, cgroups) == container_values(loop_root, cgroups)
+        if args.skip_loop:
+            del times['loop']
+        median = dict((key, statistics.median(values)) for key, values in times.items())
+        print('%-12s %10s %10s  %s' % ('variant', 'median [s]', 'min [s]', 'runs'))
+        for key, values in times.items():
+            print('%-12s %10.2f %10.2f  %s' % (key, median[key], min(values), ' '.join('%.2f' % v for v in values)))
+        print('ours first / empty  %.2fx  (target <= 1.5x)' % (median['ours first'] / median['empty']))
+        print('ours rerun / empty  %.2fx' % (median['ours rerun'] / median['empty']))
+        if same is None:
+            return 0
+        print('loop / ours first   %.1fx  (target >= 50x)' % (median['loop'] / median['ours first']))
+        print('the containers\' memory.high/low/min are the same after the loop and after ours: %s'
+              % ('yes' if same else 'NO'))
+        return 0 if same else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
