@@ -23,7 +23,7 @@ PLAYBOOK_VARIABLES = (
     # playbooks/node_prep.yml, audit.yml, memory_qos.yml, site.yml, colocation_sync.yml
     'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'node_prep_become', 'node_prep_continue_healthy',
     'node_prep_survey_max_unavailable', 'node_prep_survey_max_fail_percentage',
-    'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables', 'colocation_gather_subset',
+    'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables', 'colocation_gather_facts',
     'colocation_audit_fail_on_drift', 'colocation_sync_namespaces', 'colocation_sync_label_selector',
     'colocation_sync_result',
     # collection-wide Kubernetes API settings read by every role
