@@ -54,21 +54,16 @@ def os_release(text):
 def unit_candidates(unit_dirs, service):
     """The directories to list for the kubelet unit and its drop-ins: each unit directory and its
     ``<service>.service.d``, in priority order."""
-    name = service if service.endswith('.service') else service + '.service'
+    name = systemd_unit.unit_name(service)
     return list(unit_dirs) + [posixpath.join(directory, name + '.d') for directory in unit_dirs]
 
 
 def unit_files(listing, unit_dirs, service):
-    """Of ``listing`` ({directory: [names]}), the paths systemd could use for ``service``: the unit file in a unit
-    directory and the ``*.conf`` drop-ins in its ``.d`` directories, sorted."""
-    name = service if service.endswith('.service') else service + '.service'
-    found = []
-    for directory in unit_dirs:
-        if name in listing.get(directory, []):
-            found.append(posixpath.join(directory, name))
-        dropins = posixpath.join(directory, name + '.d')
-        found.extend(posixpath.join(dropins, entry) for entry in listing.get(dropins, []) if entry.endswith('.conf'))
-    return sorted(found)
+    """Of ``listing`` ({directory: [names]}), the files to read: the unit file and the drop-ins systemd uses for
+    ``service`` (systemd_unit.unit_sources), sorted."""
+    paths = [posixpath.join(directory, entry) for directory in sorted(listing) for entry in listing[directory]]
+    unit, drop_ins = systemd_unit.unit_sources(paths, list(unit_dirs), service)
+    return sorted(([unit] if unit else []) + drop_ins)
 
 
 def choose_kubelet_config(given, unit_texts, env_texts, unit_dirs, service, root, existing_candidates):

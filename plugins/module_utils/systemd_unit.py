@@ -119,10 +119,15 @@ def expand_command(command, environment):
     return argv
 
 
+def unit_name(service):
+    """``kubelet`` -> ``kubelet.service`` (a name that has the suffix is kept)."""
+    return service if service.endswith('.service') else service + '.service'
+
+
 def unit_sources(paths, unit_dirs, service):
     """The unit file and the drop-ins systemd uses, in the order it applies them, from the candidate ``paths``
     (files that exist). Returns (unit file or None, [drop-in paths])."""
-    name = service if service.endswith('.service') else service + '.service'
+    name = unit_name(service)
     present = set(paths)
     unit = None
     for directory in unit_dirs:

@@ -314,16 +314,10 @@ def _snapshot_one(module, path, dest, prefix, limit):
         try:
             if not os.path.isdir(directory):
                 os.makedirs(directory, 0o700)
-            tmp = backup + '.partial'
-            with open(tmp, 'wb') as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, int(described['mode'], 8))
-            os.rename(tmp, backup)
         except (IOError, OSError) as err:
-            raise NodeFileError('snapshot: cannot copy %s to %s: %s. Nothing was changed.'
-                                % (path, backup, to_native(err)))
+            raise NodeFileError('snapshot: cannot create %s for the copy of %s: %s. Nothing was changed.'
+                                % (directory, path, to_native(err)))
+        _write(module, backup, data, described['mode'], False)
     return dict(path=path, existed=True, backup=backup, checksum=described['checksum'], owner=described['owner'],
                 group=described['group'])
 

@@ -166,8 +166,7 @@ import posixpath
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.numaops.colocation.plugins.module_utils import preflight
-
-MAX_BYTES = 1024 * 1024
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, NodeFileError, read_limited
 
 ARGUMENT_SPEC = dict(
     root=dict(type='str', default=''),
@@ -190,16 +189,15 @@ ARGUMENT_SPEC = dict(
 
 
 def read_text(path):
-    """(text, error): the file's text, or None and why not."""
+    """(text, error): the file's text, or None and why not (nodefile.read_limited: regular files only, bounded)."""
     if path is None:
         return None, 'not read'
     try:
-        with open(path, 'rb') as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except (IOError, OSError) as exc:
-        return None, '%s: %s' % (path, exc.strerror or exc)
-    if len(data) > MAX_BYTES:
-        return None, '%s is larger than %d bytes' % (path, MAX_BYTES)
+        data = read_limited(path, MAX_CONFIG_BYTES)
+    except NodeFileError as exc:
+        return None, str(exc)
+    if data is None:
+        return None, '%s: No such file or directory' % path
     return data.decode('utf-8', 'replace'), ''
 
 
