@@ -7,8 +7,10 @@
 #   scripts/test.sh integration:kernel_cmdline   one integration target (integration:a,b for several)
 #
 # Stages: upstream unit kubelets sanity units integration lint build molecule
-# upstream builds (or reuses) the newest containerd from its Go module (scripts/upstream.sh), which the corpus
-# test and the containerd integration target load our files into; kubelets builds the kubelets of the oldest and
+# upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the newest
+# containerd, which the corpus test and the containerd integration target load our files into, and the test
+# control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok) with
+# Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets builds the kubelets of the oldest and
 # the newest release kubelet_config knows (1.31, 1.37) and runs the real-kubelet agreement test with them
 # (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
@@ -18,7 +20,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build molecule)
-UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-containerd}
+UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-containerd kubernetes etcd kwok volcano}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
 PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')

@@ -7,8 +7,9 @@ The private data directory is laid out the way AWX lays it out for a job: ``proj
 project), ``inventory/hosts``, ``env/extravars`` (survey answers and extra vars), ``env/envvars`` (what
 credentials inject, e.g. K8S_AUTH_KUBECONFIG from the kubeconfig credential type), ``env/settings`` and,
 for a job of type Check, ``env/cmdline`` with ``--check``. The nodes are the sandbox nodes of
-examples/sandbox (a fresh copy of the node tree), the cluster is the Kubernetes API stand-in
-(tests/k8s_standin) with pods bound to the sandbox node and the cgroup v2 stand-in tree built for them.
+examples/sandbox (a fresh copy of the node tree), the cluster is the real test control plane (tests/cluster:
+kube-apiserver, controllers, kwok nodes) with pods bound to the sandbox node and the cgroup v2 stand-in tree
+built for them. What the jobs asked of the API comes from kube-apiserver's audit log.
 
 Checked per job: runner status and rc, no failed or unreachable event, the ``playbook_on_stats`` changed
 counts (first runs change something, ``site`` afterwards changes nothing on any host) and the
@@ -32,7 +33,7 @@ yaml = pytest.importorskip('yaml')
 pytest.importorskip('kubernetes')
 
 # pylint: disable=wrong-import-position
-from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import running_standin  # noqa: E402
+from ansible_collections.numaops.colocation.tests.cluster.fixture import shared_cluster  # noqa: E402
 from ansible_collections.numaops.colocation.tests.standins import cgroup2, podgen  # noqa: E402
 from ansible_collections.numaops.colocation.tests.unit.roles import k8s_seed  # noqa: E402
 from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402
@@ -56,8 +57,8 @@ def _configs_for_the_role(configs):
 @pytest.fixture(scope='module', name='awx_job')
 def awx_job_fixture(tmp_path_factory):
     """Returns run(playbook, check=False, sandbox_dir=None, job_inventory=None) -> (runner, events) against the
-    sandbox node and the stand-in; ``run.fresh_sandbox(name)`` makes another sandbox, ``run.inventory``,
-    ``run.api_pods``, ``run.standin`` and ``run.top`` (the job directory) are what the jobs use."""
+    sandbox node and the control plane; ``run.fresh_sandbox(name)`` makes another sandbox, ``run.inventory``,
+    ``run.api_pods``, ``run.cluster`` and ``run.top`` (the job directory) are what the jobs use."""
     if not _kubernetes_core_installed() or not shutil.which('ansible-playbook'):
         pytest.skip('ansible-playbook with kubernetes.core is not installed')
     top = tmp_path_factory.mktemp('awx')
@@ -65,11 +66,10 @@ def awx_job_fixture(tmp_path_factory):
     shutil.copytree(os.path.join(ROOT, 'examples', 'sandbox', 'tree'), str(sandbox / 'tree'), symlinks=True)
     (sandbox / '.numaops-sandbox').write_text('')
 
-    (top / 'standin').mkdir()
-    with running_standin(str(top / 'standin')) as standin:
+    with shared_cluster() as cluster:
         # The cluster: pods of every kind bound to the sandbox node, status written as a kubelet would.
         pods, configs = podgen.busy_node(pods=6, containers=2)
-        api_pods = k8s_seed.seed_pods(standin.kubeconfig_path, pods, NODE)['items']
+        api_pods = k8s_seed.seed_pods(cluster.kubeconfig_path, pods, NODE)['items']
         # The node: its cgroup v2 tree holds exactly those pods' cgroups.
         cgroup_root = str(sandbox / 'tree' / 'sys' / 'fs' / 'cgroup')
         cgroup2.build_node(cgroup2.CgroupV2StandIn(cgroup_root, 4096), api_pods, 'systemd')
@@ -88,7 +88,7 @@ def awx_job_fixture(tmp_path_factory):
             'colocation_controller_wait_sleep': 1,
         }
         envvars = {
-            'K8S_AUTH_KUBECONFIG': standin.kubeconfig_path,  # what the kubeconfig credential type injects
+            'K8S_AUTH_KUBECONFIG': cluster.kubeconfig_path,  # what the kubeconfig credential type injects
             'ANSIBLE_COLLECTIONS_PATH': playbooks.collections_path(),
             'NUMAOPS_SANDBOX': str(sandbox),
             'ANSIBLE_NOCOLOR': '1',
@@ -124,10 +124,9 @@ def awx_job_fixture(tmp_path_factory):
         run.fresh_sandbox = fresh_sandbox
         run.inventory = inventory
         run.api_pods = api_pods
-        run.standin = standin
+        run.cluster = cluster
         run.top = top
         yield run
-        assert not standin.unhandled, 'requests the API stand-in does not implement: %s' % standin.unhandled
 
 
 def _stats(events):
@@ -223,7 +222,7 @@ def _pod_container_cgroup(pod, container):
 def test_audit_refuses_to_run_outside_check_mode(awx_job):
     sandbox = awx_job.fresh_sandbox('refused')
     before = _tree_state(sandbox)
-    api_requests = len(awx_job.standin.requests)
+    api_requests = len(awx_job.cluster.requests)
 
     runner, events = awx_job('playbooks/audit.yml', sandbox_dir=sandbox)  # job type "Run": no --check
 
@@ -236,7 +235,7 @@ def test_audit_refuses_to_run_outside_check_mode(awx_job):
     assert not [e for e in events if e.get('event', '').startswith('runner_on_') and e['event_data'].get('task') != 'Check mode is on']
     assert [e['event_data']['name'] for e in events if e.get('event') == 'playbook_on_play_start'] == [
         'Audit refuses to run outside check mode']
-    assert awx_job.standin.requests[api_requests:] == []
+    assert awx_job.cluster.requests[api_requests:] == []
     assert _tree_state(sandbox) == before
 
 
@@ -268,7 +267,7 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
     nodes[BROKEN_NODE] = dict(nodes[NODE], node_prep_root=str(broken / 'tree'), node_prep_node_name=BROKEN_NODE)
 
     before, broken_before = _tree_state(sandbox), _tree_state(broken)
-    api_requests = len(awx_job.standin.requests)
+    api_requests = len(awx_job.cluster.requests)
     runner, events = awx_job('playbooks/audit.yml', check=True, sandbox_dir=sandbox, job_inventory=inventory)
 
     # The job fails (a scheduled audit alerts): drift on one node, the other could not be audited. Every node
@@ -317,7 +316,7 @@ def test_audit_reports_drift_and_changes_nothing(awx_job):
     # Nothing changed: not one byte of either node tree, no write to the API.
     assert _tree_state(sandbox) == before
     assert _tree_state(broken) == broken_before
-    writes = [r for r in awx_job.standin.requests[api_requests:] if r['method'] not in ('GET', 'HEAD')]
+    writes = [r for r in awx_job.cluster.requests[api_requests:] if r['method'] not in ('GET', 'HEAD')]
     assert writes == [], writes
 
     # A job template's Limit (--limit) to the broken node alone: the reports still come, for that node only.

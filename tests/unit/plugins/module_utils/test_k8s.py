@@ -3,10 +3,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The connection options of the cluster-side modules: the ``kubernetes.client.Configuration`` they build.
 
-The Kubernetes API stand-in speaks plain HTTP, so the TLS options (validate_certs, ca_cert, client_cert,
-client_key) are checked here on the Configuration the factory hands to the client: for each combination,
-against a kubeconfig, and where they come from (options, aliases, K8S_AUTH_* variables). The stand-in is
-used where a request shows which server and which token the client really uses.
+The TLS options (validate_certs, ca_cert, client_cert, client_key) are checked here on the Configuration the
+factory hands to the client: for each combination, against a kubeconfig, and where they come from (options,
+aliases, K8S_AUTH_* variables). The real test control plane (tests/cluster) is used where a request shows
+which server and which token the client really uses (its audit log names the user).
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
 
 from ansible_collections.numaops.colocation.plugins.module_utils import k8s  # noqa: E402
-from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import running_standin  # noqa: E402
+from ansible_collections.numaops.colocation.tests.cluster.controlplane import free_port  # noqa: E402
+from ansible_collections.numaops.colocation.tests.cluster.fixture import k8s_cluster  # noqa: E402,F401 pylint: disable=unused-import
 
 KUBECONFIG_TOKEN = 'kubeconfig-token-Zq81'
 API_KEY = 'explicit-api-key-Wm27'
@@ -303,27 +304,32 @@ def test_secret_options_are_no_log():
     assert k8s.K8S_AUTH_ARGSPEC['kubeconfig']['no_log'] is True  # it may be a dict with credentials
 
 
-# --- through the client, against the stand-in -----------------------------------------------------------
+# --- through the client, against the real control plane (tests/cluster) -------------------------------------
 
-def test_host_option_reaches_that_server_although_the_kubeconfig_has_a_token():
-    with running_standin() as named, running_standin(token=named.token) as other:
-        configuration = k8s.build_configuration(params(kubeconfig=named.kubeconfig_path, host=other.url))
-        with kubernetes.client.ApiClient(configuration) as client:
+def test_host_option_reaches_that_server_although_the_kubeconfig_has_a_token(k8s_cluster, tmp_path):
+    # the kubeconfig names a port nothing listens on: only the host option can reach the server
+    data = {'apiVersion': 'v1', 'kind': 'Config', 'current-context': 't',
+            'clusters': [{'name': 't', 'cluster': {'server': 'https://127.0.0.1:%d' % free_port(),
+                                                   'certificate-authority': k8s_cluster.ca_path}}],
+            'users': [{'name': 't', 'user': {'token': k8s_cluster.token}}],
+            'contexts': [{'name': 't', 'context': {'cluster': 't', 'user': 't'}}]}
+    configuration = k8s.build_configuration(params(kubeconfig=write(tmp_path, data), host=k8s_cluster.url))
+    with kubernetes.client.ApiClient(configuration) as client:
+        kubernetes.client.CoreV1Api(client).list_namespace()
+        kubernetes.client.CoreV1Api(client).list_namespace()
+    # the server got both, authenticated with the kubeconfig's token
+    assert [(r['verb'], r['path'], r['user']) for r in k8s_cluster.requests] == [('list', '/api/v1/namespaces', 'numaops-admin')] * 2
+
+
+def test_api_key_option_is_sent_instead_of_the_kubeconfig_token(k8s_cluster):
+    configuration = k8s.build_configuration(params(kubeconfig=k8s_cluster.kubeconfig_path, api_key=API_KEY))
+    with kubernetes.client.ApiClient(configuration) as client:
+        with pytest.raises(kubernetes.client.ApiException) as failure:
             kubernetes.client.CoreV1Api(client).list_namespace()
-            kubernetes.client.CoreV1Api(client).list_namespace()
-        assert (len(named.requests), len(other.requests)) == (0, 2)
-
-
-def test_api_key_option_is_sent_instead_of_the_kubeconfig_token():
-    with running_standin() as standin:
-        configuration = k8s.build_configuration(params(kubeconfig=standin.kubeconfig_path, api_key=API_KEY))
-        with kubernetes.client.ApiClient(configuration) as client:
-            with pytest.raises(kubernetes.client.ApiException) as failure:
-                kubernetes.client.CoreV1Api(client).list_namespace()
-        assert failure.value.status == 401
-        message = k8s.api_error_message(failure.value, 'Listing namespaces')
-        assert 'HTTP 401' in message and 'Check the credentials' in message
-        assert API_KEY not in message and standin.token not in message
+    assert failure.value.status == 401
+    message = k8s.api_error_message(failure.value, 'Listing namespaces')
+    assert 'HTTP 401' in message and 'Check the credentials' in message
+    assert API_KEY not in message and k8s_cluster.token not in message
 
 
 # --- errors: clear, and without secrets ------------------------------------------------------------------

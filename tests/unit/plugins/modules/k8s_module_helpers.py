@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Shared helpers of the cluster-side module tests (run through the real client against the stand-in)."""
+"""Shared helpers of the cluster-side module tests (run through the real client against tests/cluster)."""
 from __future__ import annotations
 
 import os
@@ -22,12 +22,15 @@ def colocation_crd():
     return yaml.safe_load(text)
 
 
-def install_crd(standin, client):
+def install_crd(cluster, client):
+    """Create the role's ColocationConfiguration CRD and wait until the server serves it (Established)."""
     import kubernetes
-    kubernetes.client.ApiextensionsV1Api(client).create_custom_resource_definition(colocation_crd())
-    kubernetes.client.CoreV1Api(client).list_namespace()  # the stand-in establishes CRDs on the next request
+    from ansible_collections.numaops.colocation.tests.cluster.objects import wait_for
+    api = kubernetes.client.ApiextensionsV1Api(client)
+    crd = colocation_crd()
+    api.create_custom_resource_definition(crd)
 
-
-def writes(standin):
-    """The write requests the stand-in received."""
-    return [r for r in standin.requests if r['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
+    def established():
+        status = api.read_custom_resource_definition(crd['metadata']['name']).status
+        return any(c.type == 'Established' and c.status == 'True' for c in (status.conditions or []))
+    wait_for(established, 'CRD %s Established' % crd['metadata']['name'])

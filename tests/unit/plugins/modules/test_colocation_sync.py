@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""colocation_sync through the real kubernetes client against the Kubernetes API stand-in."""
+"""colocation_sync through the real kubernetes client against a real control plane (tests/cluster)."""
 from __future__ import annotations
 
 import json
@@ -11,9 +11,10 @@ import pytest
 kubernetes = pytest.importorskip('kubernetes')
 
 from ansible_collections.numaops.colocation.plugins.modules import colocation_sync  # noqa: E402
-from ansible_collections.numaops.colocation.tests.k8s_standin.fixture import (  # noqa: E402,F401 pylint: disable=unused-import
-    k8s_client, k8s_standin)
-from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import install_crd, writes  # noqa: E402
+from ansible_collections.numaops.colocation.tests.cluster.fixture import (  # noqa: E402,F401 pylint: disable=unused-import
+    client_requests, k8s_client, k8s_cluster, writes)
+from ansible_collections.numaops.colocation.tests.cluster.objects import next_second, wait_pod_running  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit.plugins.modules.k8s_module_helpers import install_crd  # noqa: E402
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module  # noqa: E402
 
 NAME = 'volcano.sh/colocation-config-name'
@@ -39,6 +40,7 @@ def make_pod(client, name, labels, annotations=None, namespace='team'):
     kubernetes.client.CoreV1Api(client).create_namespaced_pod(namespace, {
         'metadata': {'name': name, 'labels': labels, 'annotations': annotations or {}},
         'spec': {'nodeName': 'node-1', 'containers': [{'name': 'c', 'image': 'registry.example/app:1'}]}})
+    wait_pod_running(client, name, namespace)
 
 
 def annotations(client, name, namespace='team'):
@@ -47,14 +49,13 @@ def annotations(client, name, namespace='team'):
 
 
 @pytest.fixture
-def cluster(k8s_standin, k8s_client):
+def cluster(k8s_cluster, k8s_client):
     """Namespaces team and other; configs (older 'batch', newer 'gpu') and a mix of pods in team."""
-    install_crd(k8s_standin, k8s_client)
-    v1 = kubernetes.client.CoreV1Api(k8s_client)
+    install_crd(k8s_cluster, k8s_client)
     for ns in ('team', 'other'):
-        v1.create_namespace({'metadata': {'name': ns}})
+        k8s_cluster.namespace(ns)
     make_config(k8s_client, 'batch', {'matchLabels': {'kind': 'batch'}}, {'highRatio': 80})
-    k8s_standin.advance_clock(60)
+    next_second()
     make_config(k8s_client, 'gpu', {'matchExpressions': [{'key': 'gpu', 'operator': 'Exists'}]}, {'highRatio': 90, 'lowRatio': 10})
     make_config(k8s_client, 'nothing', None, {'highRatio': 10})  # no selector: matches no pod (Volcano)
     make_pod(k8s_client, 'batch-1', {'kind': 'batch'})                       # -> batch
@@ -66,11 +67,11 @@ def cluster(k8s_standin, k8s_client):
              {NAME: 'batch', CONFIG: '{ "memoryQos": {"minRatio": 0, "highRatio": 80} }'})
     make_pod(k8s_client, 'reset-1', {'kind': 'web'}, {CONFIG: '{}'})          # already reset: untouched
     make_pod(k8s_client, 'batch-other', {'kind': 'batch'}, namespace='other')  # no config in its namespace
-    k8s_standin.requests[:] = []
-    return k8s_standin
+    k8s_cluster.requests[:] = []
+    return k8s_cluster
 
 
-def test_sync_mixed_namespace_check_mode_predicts_real_run(cluster, k8s_client, capsys):
+def test_sync_mixed_namespace_check_mode_predicts_real_run(cluster, k8s_client, capsys, client_requests):
     predicted = run(capsys, cluster, check_mode=True, diff=True, namespaces=['team'])
     assert writes(cluster) == []
     # without --diff no diff is returned (as with every other module)
@@ -91,10 +92,12 @@ def test_sync_mixed_namespace_check_mode_predicts_real_run(cluster, k8s_client, 
     assert annotations(k8s_client, 'web-1') == {}
     assert real['diff']['before']['team/stale-1'][NAME] == 'gone'
     assert real['diff']['after']['team/stale-1'] == {CONFIG: '{}'}
-    # only annotation merge patches were sent, never a replace
+    # only annotation merge patches were sent, never a replace (the server's audit log: what was done;
+    # the client's requests: with which content type)
     sent = writes(cluster)
-    assert len(sent) == 3
-    assert all(r['method'] == 'PATCH' and r['content_type'] == 'application/merge-patch+json' for r in sent)
+    assert len(sent) == 3 and all(r['method'] == 'PATCH' and r['status'] == 200 for r in sent), sent
+    patches = [r for r in client_requests if r['method'] not in ('GET', 'HEAD')]
+    assert [r['content_type'] for r in patches] == ['application/merge-patch+json'] * 3, patches
 
     second = run(capsys, cluster, namespaces=['team'])
     assert not second['changed'] and second['pods'] == [] and second['unchanged'] == 6
@@ -129,8 +132,8 @@ def test_missing_namespace_fails_before_any_change(cluster, capsys):
     assert writes(cluster) == []
 
 
-def test_crd_missing(k8s_standin, capsys):
-    result = run(capsys, k8s_standin)
+def test_crd_missing(k8s_cluster, capsys):
+    result = run(capsys, k8s_cluster)
     assert result['failed'] and 'colocation_controller role' in result['msg']
 
 
@@ -139,7 +142,8 @@ def test_pod_deleted_meanwhile_is_skipped(cluster, k8s_client, capsys, monkeypat
 
     def list_then_delete(self, namespaces, label_selector):
         pods = original(self, namespaces, label_selector)
-        kubernetes.client.CoreV1Api(k8s_client).delete_namespaced_pod('batch-1', 'team')
+        # gone at once, as after the kubelet confirmed termination
+        kubernetes.client.CoreV1Api(k8s_client).delete_namespaced_pod('batch-1', 'team', grace_period_seconds=0)
         return pods
     monkeypatch.setattr(colocation_sync.Reconciler, 'list_pods', list_then_delete)
     result = run(capsys, cluster, namespaces=['team'])
@@ -174,7 +178,8 @@ def test_invalid_config_in_cluster_is_skipped_with_warning(cluster, k8s_client, 
     assert result['annotated'] == 2
 
 
-def test_old_client_without_content_type_choice_still_patches_annotations(cluster, k8s_client, capsys, monkeypatch):
+def test_old_client_without_content_type_choice_still_patches_annotations(cluster, k8s_client, capsys, monkeypatch,
+                                                                          client_requests):
     original = kubernetes.client.CoreV1Api.patch_namespaced_pod
 
     def old_client_patch(self, name, namespace, body, **kwargs):
@@ -185,4 +190,5 @@ def test_old_client_without_content_type_choice_still_patches_annotations(cluste
     result = run(capsys, cluster, namespaces=['team'])
     assert (result['annotated'], result['reset']) == (2, 1)
     assert annotations(k8s_client, 'stale-1') == {CONFIG: '{}'}
-    assert {r['content_type'] for r in writes(cluster)} == {'application/strategic-merge-patch+json'}
+    assert {r['content_type'] for r in client_requests if r['method'] == 'PATCH'} == {'application/strategic-merge-patch+json'}
+    assert {r['status'] for r in writes(cluster)} == {200}
