@@ -42,7 +42,13 @@ stage_upstream() {
   # shellcheck disable=SC2086
   nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS
 }
+# the stages with cluster-side tests make sure of the upstream programs first: a stage run alone
+# (scripts/test.sh unit) builds them when missing; in a whole run they start after the upstream job, so this
+# only checks the cache (well under a second)
+# shellcheck disable=SC2086
+ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; }
 stage_unit() {
+  ensure_upstream
   log "pytest: tests/unit (the real-kubelet agreement test runs in the kubelets stage)"
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit --ignore "$KUBELET_AGREEMENT"
 }
@@ -62,10 +68,12 @@ stage_sanity() {
   (cd "$(coll_tree)" && ansible-test sanity --color no --python "$PYVER" --requirements)
 }
 stage_units() {
+  ensure_upstream
   log "ansible-test units (python $PYVER)"
   (cd "$(coll_tree)" && ansible-test units --color no --venv --python "$PYVER" --requirements)
 }
 stage_integration() {
+  ensure_upstream
   log "ansible-test integration (local, python $PYVER)"
   # integration:a,b runs only targets a and b
   local targets=(); [ -z "${1:-}" ] || IFS=, read -r -a targets <<<"$1"
@@ -103,6 +111,8 @@ stage_molecule() {
       echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
       continue
     fi
+    # every scenario but vm (which builds nothing of this and runs beside the upstream job) uses the control plane
+    [ "$name" = vm ] || ensure_upstream
     if [ "$name" = vm ]; then
       log "tests/vm/vm.sh selftest (the raw test node and its stand-ins, before the vm scenario)"
       bash tests/vm/vm.sh selftest
@@ -123,11 +133,14 @@ stage_molecule() {
 if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
   # molecule:vm itself says loudly when NUMAOPS_SKIP_VM=1 skips it (stage_molecule)
   JOBS=(upstream molecule:vm)
-  JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller molecule:node_prep units integration@upstream)
+  # the cluster-side tests (unit, units, integration, the molecule scenarios of the roles) run on the control
+  # plane the upstream stage builds
+  JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller@upstream molecule:node_prep@upstream)
+  JOBS+=(units@upstream integration@upstream)
   for s in extensions/molecule/*/molecule.yml; do
     name=$(basename "$(dirname "$s")")
-    case " ${JOBS[*]} " in *" molecule:$name "*) continue ;; esac
-    [ "$name" = vm ] || JOBS+=("molecule:$name")
+    case " ${JOBS[*]} " in *" molecule:$name@upstream "*) continue ;; esac
+    [ "$name" = vm ] || JOBS+=("molecule:$name@upstream")
   done
   JOBS+=(sanity lint build)
   t0=$SECONDS

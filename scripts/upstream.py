@@ -18,6 +18,7 @@ with directories of their own repository; a module that requires them must pin t
 (for Kubernetes v1.X.Y, every k8s.io/<lib> => k8s.io/<lib> v0.X.Y). Replace directives of a dependency that
 point to published versions are copied as they are.
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -57,16 +58,17 @@ def k8s_ldflags(version):
 
 def components():
     v = versions()
+    # the control plane of tests/cluster; the kubelet is a component of its own (kubelet-<minor>), built from the
+    # same go.mod, so the shared k8s.io packages are compiled once for both
     k8s_bins = {"kube-apiserver": "cmd/kube-apiserver", "kube-controller-manager": "cmd/kube-controller-manager",
-                "kube-scheduler": "cmd/kube-scheduler", "kubelet": "cmd/kubelet"}
+                "kube-scheduler": "cmd/kube-scheduler"}
     oldest = v["KUBELET_OLDEST_VERSION"]
     oldest_minor = ".".join(oldest.lstrip("v").split(".")[:2])
     newest_minor = ".".join(v["K8S_VERSION"].lstrip("v").split(".")[:2])
     return {
         "kubernetes": dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"], bins=k8s_bins,
                            ldflags=k8s_ldflags(v["K8S_VERSION"]), cgo=False, staging="k8s"),
-        # the newest kubelet alone (the agreement test of kubelet_config needs no control plane): about a third
-        # of the build time of all four programs
+        # the newest kubelet alone (the agreement test of kubelet_config needs no control plane)
         "kubelet-" + newest_minor: dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"],
                                         bins={"kubelet": "cmd/kubelet"}, ldflags=k8s_ldflags(v["K8S_VERSION"]),
                                         cgo=False, staging="k8s", moddir="kubernetes"),
@@ -244,6 +246,17 @@ def build(name, spec):
     if os.path.exists(stamp):
         log("%s %s: cached in %s" % (name, spec["version"], out))
         return out, 0.0
+    # one build of a component at a time: a second caller (another checkout, another job) waits, then reuses it
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(stamp):
+            log("%s %s: built meanwhile by another caller, cached in %s" % (name, spec["version"], out))
+            return out, 0.0
+        return _build_locked(name, spec, d, out)
+
+
+def _build_locked(name, spec, d, out):
     t0 = time.time()
     tmp = out + ".partial"
     shutil.rmtree(tmp, ignore_errors=True)

@@ -359,9 +359,15 @@ def choose_config(pod, configs):
 
 
 def annotation_json(config):
-    """Compact JSON (sorted keys) of the configuration that goes into the pod annotation."""
+    """The pod annotation's value byte for byte as Volcano's controller writes it: Go's ``json.Marshal`` of
+    the spec's configuration, compact, whose fields are all ``omitempty``. A ratio of 0 is left out
+    (``{"memoryQos":{"highRatio":80}}``: the agent reads a missing ratio as 0), no memoryQos is ``{}``;
+    the keys come in the struct's field order, which is also their sorted order."""
     configuration = config.configuration if isinstance(config, ColocationConfig) else config
-    return json.dumps(configuration, sort_keys=True, separators=(',', ':'))
+    qos = (configuration or {}).get('memoryQos')
+    if qos is None:
+        return '{}'
+    return json.dumps({'memoryQos': dict((k, v) for k, v in qos.items() if v)}, sort_keys=True, separators=(',', ':'))
 
 
 # Go's encoding/json folds ASCII letters and, through unicode.SimpleFold, two non-ASCII runes onto ASCII
@@ -493,12 +499,15 @@ def annotations_patch(pod, configs):
     encoding/json rules, then compared), so an equal configuration written with other spacing, key order
     or key case, or with zero ratios omitted, is not rewritten. For a reset (resetColocationConfigForPod)
     the annotations are compared as strings: only exactly ``{}`` is a done reset; ``null`` or ``{ }`` is
-    rewritten to ``{}``.
+    rewritten to ``{}``. When a selected pod needs an update at all (another configuration name, or a
+    configuration that differs), both annotations are written as Volcano writes them, so an equal
+    configuration in other bytes is replaced together with the name.
     """
     current = pod_annotations(pod)
     changes = {}
     reset = choose_config(pod, configs) is None
-    for key, value in desired_annotations(pod, configs).items():
+    desired = desired_annotations(pod, configs)
+    for key, value in desired.items():
         if value is None:
             if key in current:
                 changes[key] = None
@@ -511,4 +520,6 @@ def annotations_patch(pod, configs):
             changes[key] = value
     if not changes:
         return None
+    if not reset:
+        changes = dict((key, value) for key, value in desired.items() if current.get(key) != value)
     return {'metadata': {'annotations': changes}}

@@ -18,13 +18,15 @@ description:
     C(ColocationConfiguration) is chosen - configurations of the pod's own namespace, newest
     C(creationTimestamp) first (ties by name), the first whose selector matches the pod's labels - and
     the pod annotations C(volcano.sh/colocation-config-name) (its name) and C(volcano.sh/colocation-config)
-    (its spec without the selector, as JSON) are set.
+    (its spec without the selector, as JSON) are set. The JSON is byte for byte what Volcano's
+    controller writes (compact, ratios of 0 left out: V({"memoryQos":{"highRatio":80}})).
   - A pod that carries either annotation but matches no configuration any more gets
     C(volcano.sh/colocation-config) set to V({}) and loses C(volcano.sh/colocation-config-name); that
     reset tells the node agents (and M(numaops.colocation.memory_qos)) to restore C(memory.high=max),
     C(memory.low=0), C(memory.min=0).
   - The configuration annotation is compared as parsed JSON, so an equal configuration written with
-    other spacing or key order (or by Volcano's controller, which omits zero ratios) is not rewritten.
+    other spacing, key order or zero ratios (as earlier releases of this module wrote it) is not
+    rewritten.
   - Only the two annotations are changed, with a JSON merge patch that carries the pod's
     C(resourceVersion); a pod changed meanwhile is read again and re-evaluated, a pod deleted meanwhile
     is skipped. Pods are never replaced or restarted.
@@ -114,12 +116,12 @@ pods:
       before: {}
       after:
         volcano.sh/colocation-config-name: batch-memory-qos
-        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":80,"lowRatio":10,"minRatio":0}}'
+        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":80,"lowRatio":10}}'
     - namespace: analytics
       name: web-5d9f
       before:
         volcano.sh/colocation-config-name: old
-        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":90,"lowRatio":0,"minRatio":0}}'
+        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":90}}'
       after:
         volcano.sh/colocation-config: '{}'
 diff:
@@ -132,7 +134,7 @@ diff:
     after:
       analytics/spark-exec-1:
         volcano.sh/colocation-config-name: batch-memory-qos
-        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":80,"lowRatio":10,"minRatio":0}}'
+        volcano.sh/colocation-config: '{"memoryQos":{"highRatio":80,"lowRatio":10}}'
 '''
 
 from ansible.module_utils.basic import AnsibleModule

@@ -38,11 +38,14 @@ AUDIT_POLICY = {
     'apiVersion': 'audit.k8s.io/v1', 'kind': 'Policy', 'omitStages': ['RequestReceived'],
     'rules': [{'level': 'Metadata', 'users': [ADMIN_USER, RESTRICTED_USER]}, {'level': 'None'}],
 }
-# the controllers the tests rely on (names as kube-controller-manager v1.37 spells them)
+# the controllers the tests rely on (names as kube-controller-manager v1.37 spells them). The node lifecycle
+# controller lifts the node.kubernetes.io/not-ready taint kube-apiserver's TaintNodesByCondition admission puts
+# on every new node, once the node is Ready: without it no pod without a toleration is ever scheduled. The pod
+# garbage collector deletes the pods of a node that was deleted, as in a real cluster.
 CONTROLLERS = ('deployment-controller', 'replicaset-controller', 'daemonset-controller', 'namespace-controller',
                'serviceaccount-controller', 'serviceaccount-token-controller', 'garbage-collector-controller',
                'root-ca-certificate-publisher-controller', 'disruption-controller',
-               'clusterrole-aggregation-controller')
+               'clusterrole-aggregation-controller', 'node-lifecycle-controller', 'pod-garbage-collector-controller')
 STOP_GRACE_SECONDS = 10
 
 
@@ -475,10 +478,16 @@ class ControlPlane:
         return kubernetes.config.new_client_from_config(config_file=kubeconfig_path or self._path('fixture.kubeconfig'))
 
 
+NOT_READY_TAINT = 'node.kubernetes.io/not-ready'
+
+
 def node_ready(client, name):
+    """The node is Ready and the node lifecycle controller has lifted the not-ready taint (pods can land)."""
     import kubernetes
-    node = kubernetes.client.CoreV1Api(client).read_node(name)
-    return any(c.type == 'Ready' and c.status == 'True' for c in (node.status.conditions or []))
+    core = client if isinstance(client, kubernetes.client.CoreV1Api) else kubernetes.client.CoreV1Api(client)
+    node = core.read_node(name)
+    return (any(c.type == 'Ready' and c.status == 'True' for c in (node.status.conditions or []))
+            and not any(t.key == NOT_READY_TAINT for t in (node.spec.taints or [])))
 
 
 def default_service_account(client, namespace='default'):

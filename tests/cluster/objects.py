@@ -10,7 +10,7 @@ import time
 import kubernetes
 from kubernetes.client.rest import ApiException
 
-from . import kwok_stages
+from . import controlplane, kwok_stages
 
 # namespaced kinds a test may leave in a namespace that outlives it (default, kube-system, ...)
 NAMESPACED_KINDS = (
@@ -91,8 +91,7 @@ def add_node(client, name, ready=True, labels=None, unschedulable=False, taints=
 
 
 def _ready(core, name):
-    node = core.read_node(name)
-    return any(c.type == 'Ready' and c.status == 'True' for c in (node.status.conditions or []))
+    return controlplane.node_ready(core, name)
 
 
 def create_namespace(client, name, labels=None):
@@ -166,12 +165,16 @@ def restore(client, baseline_uids, nodes):
                if ns.metadata.uid in baseline_uids and not ns.metadata.name.startswith('kube-')]
     doomed = [ns.metadata.name for ns in namespaces.get().items if ns.metadata.uid not in baseline_uids]
     for name in doomed:
+        # the pods at once (grace period 0), as a test's leftovers: else the namespace controller waits out
+        # their termination grace period before it looks again
+        _delete(lambda name=name: core.delete_collection_namespaced_pod(name, grace_period_seconds=0))
         _delete(lambda name=name: core.delete_namespace(name))
     for api_version, plural in CLUSTER_KINDS:
         resource = dynamic.resources.get(api_version=api_version, name=plural)
         for item in resource.get().items:
             if item.metadata.uid not in baseline_uids:
                 _delete(lambda item=item, resource=resource: resource.delete(name=item.metadata.name))
+    pods = []
     for namespace in lasting:
         for api_version, plural in NAMESPACED_KINDS:
             resource = dynamic.resources.get(api_version=api_version, name=plural)
@@ -179,13 +182,19 @@ def restore(client, baseline_uids, nodes):
                 if item.metadata.uid not in baseline_uids and not _owned(item):
                     _delete(lambda item=item, resource=resource: resource.delete(
                         name=item.metadata.name, namespace=namespace, body={'propagationPolicy': 'Background'}))
+    for namespace in lasting:
+        pods += [p.metadata.uid for p in core.list_namespaced_pod(namespace).items if p.metadata.uid not in baseline_uids]
+    # the namespaces go first, while their pods' nodes are still there: kwok, the nodes' stand-in kubelet,
+    # confirms a pod's deletion only for a node it manages
+    wait_for(lambda: not any(ns.metadata.name in doomed for ns in core.list_namespace().items),
+             'the namespaces %s to be deleted' % doomed, timeout=120)
+    wait_for(lambda: not {p.metadata.uid for p in core.list_pod_for_all_namespaces().items} & set(pods),
+             'the pods the test left in %s to be deleted' % lasting, timeout=120)
     # nodes: any change (cordon, labels, taints, deletion, additions) is undone by recreating them
     wanted = set(nodes)
     for node in core.list_node().items:
         if node.metadata.uid not in baseline_uids or _changed_node(node) or node.metadata.name not in wanted:
             _delete(lambda node=node: core.delete_node(node.metadata.name))
-    wait_for(lambda: not any(ns.metadata.name in doomed for ns in core.list_namespace().items),
-             'the namespaces %s to be deleted' % doomed, timeout=120)
     crds = dynamic.resources.get(api_version='apiextensions.k8s.io/v1', name='customresourcedefinitions')
     wait_for(lambda: all(i.metadata.uid in baseline_uids for i in crds.get().items), 'custom resource definitions to go')
     present = {n.metadata.name for n in core.list_node().items if not n.metadata.deletion_timestamp}

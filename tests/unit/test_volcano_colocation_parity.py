@@ -187,7 +187,7 @@ def test_volcano_controller_and_colocation_sync_write_the_same_annotations(k8s_c
         # the same JSON with other spacing is left alone by both; unrelated annotations survive
         assert by_volcano[NS_A + '/gpu-spaced'] == initial[NS_A + '/gpu-spaced']
         assert core.read_namespaced_pod('stale', NS_A).metadata.annotations['keep'] == 'me'
-        assert decoded(by_volcano[NS_B + '/b-batch'][1]) == {'memoryQos': {'highRatio': 70, 'lowRatio': 0, 'minRatio': 5}}
+        assert decoded(by_volcano[NS_B + '/b-batch'][1]) == {'memoryQos': {'highRatio': 70, 'minRatio': 5}}  # lowRatio 0 left out
         assert_sync_agrees(capsys, k8s_cluster, 'initial')
 
         # --- live changes while Volcano runs

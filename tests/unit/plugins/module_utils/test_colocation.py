@@ -434,7 +434,7 @@ ANN_CASES = [
     ('Volcano form with zeros omitted is equal',
      pod({}, {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{"memoryQos":{"highRatio":80}}'}),
      [cfg('c', selector={}, memory_qos={'highRatio': 80})],
-     {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{"memoryQos":{"highRatio":80,"lowRatio":0,"minRatio":0}}'},
+     {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{"memoryQos":{"highRatio":80}}'},
      None),
     ('value changed', pod({}, {co.ANNOTATION_CONFIG_NAME: 'c', co.ANNOTATION_CONFIG: '{"memoryQos":{"highRatio":90}}'}),
      [cfg('c', selector={}, memory_qos={'highRatio': 80, 'lowRatio': 20, 'minRatio': 10})],

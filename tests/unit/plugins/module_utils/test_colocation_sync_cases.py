@@ -25,7 +25,8 @@ def pod(labels, annotations=None, namespace='ns'):
 
 
 def value(high):
-    return '{"memoryQos":{"highRatio":%d,"lowRatio":0,"minRatio":0}}' % high
+    """The annotation as Volcano's controller writes it (zero ratios omitted, like Go's omitempty)."""
+    return '{"memoryQos":{"highRatio":%d}}' % high
 
 
 OLD, NEW = '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'

@@ -207,9 +207,12 @@ def test_check_mode_prediction_is_what_the_server_makes_of_it(k8s_cluster, k8s_c
     args = dict(name='dry', namespace='default', selector={'matchExpressions': [{'key': 'tier', 'operator': 'Exists'}]},
                 memory_qos={'lowRatio': 30})
     predicted = run(capsys, k8s_cluster, check_mode=True, **args)
+    # the module writes every requirement with its values list (empty for Exists), as the API's own
+    # LabelSelectorRequirement serialises it; the server keeps what it is sent
+    selector = {'matchExpressions': [dict(args['selector']['matchExpressions'][0], values=[])]}
     body = {'apiVersion': '%s/%s' % GVP, 'kind': 'ColocationConfiguration',
             'metadata': {'name': 'dry', 'namespace': 'default'},
-            'spec': {'selector': args['selector'], 'memoryQos': args['memory_qos']}}
+            'spec': {'selector': selector, 'memoryQos': args['memory_qos']}}
     server = kubernetes.client.CustomObjectsApi(k8s_client).create_namespaced_custom_object(
         GVP[0], GVP[1], 'default', 'colocationconfigurations', body, dry_run='All')
     assert predicted['result']['spec'] == server['spec']
