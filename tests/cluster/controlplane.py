@@ -38,14 +38,15 @@ AUDIT_POLICY = {
     'apiVersion': 'audit.k8s.io/v1', 'kind': 'Policy', 'omitStages': ['RequestReceived'],
     'rules': [{'level': 'Metadata', 'users': [ADMIN_USER, RESTRICTED_USER]}, {'level': 'None'}],
 }
-# the controllers the tests rely on (names as kube-controller-manager v1.37 spells them). The node lifecycle
-# controller lifts the node.kubernetes.io/not-ready taint kube-apiserver's TaintNodesByCondition admission puts
-# on every new node, once the node is Ready: without it no pod without a toleration is ever scheduled. The pod
-# garbage collector deletes the pods of a node that was deleted, as in a real cluster.
+# the controllers the tests rely on (names as kube-controller-manager v1.37 spells them). The pod garbage
+# collector deletes the pods of a node that was deleted, as in a real cluster. Not the node lifecycle
+# controller: kwok renews no heartbeat of its nodes, so it would find them stale within a minute, mark their
+# pods not ready and evict them. Its other job, lifting the node.kubernetes.io/not-ready taint from a new node
+# once it is Ready, is why kube-apiserver runs without the TaintNodesByCondition admission plugin here.
 CONTROLLERS = ('deployment-controller', 'replicaset-controller', 'daemonset-controller', 'namespace-controller',
                'serviceaccount-controller', 'serviceaccount-token-controller', 'garbage-collector-controller',
                'root-ca-certificate-publisher-controller', 'disruption-controller',
-               'clusterrole-aggregation-controller', 'node-lifecycle-controller', 'pod-garbage-collector-controller')
+               'clusterrole-aggregation-controller', 'pod-garbage-collector-controller')
 STOP_GRACE_SECONDS = 10
 
 
@@ -361,6 +362,7 @@ class ControlPlane:
             '--audit-policy-file', os.path.join(pki, 'audit-policy.json'),
             '--audit-log-path', self.audit_log_path, '--audit-log-format', 'json', '--audit-log-mode', 'blocking',
             '--authorization-mode', 'Node,RBAC', '--allow-privileged=true', '--profiling=false',
+            '--disable-admission-plugins', 'TaintNodesByCondition',
             '--v', '1',
         ])
         self._wait('kube-apiserver', lambda: self._healthz(self.ports['apiserver'], '/readyz'), timeout=120)
