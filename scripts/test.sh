@@ -22,6 +22,8 @@ cd "$NUMAOPS_ROOT"
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build molecule)
 UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-containerd kubernetes etcd kwok volcano}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
+# the molecule scenarios that start the test control plane (tests/cluster) in their prepare step
+CLUSTER_SCENARIOS="colocation_cluster colocation_controller memory_qos_role node_prep node_prep_failure"
 STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
 PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -111,8 +113,7 @@ stage_molecule() {
       echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
       continue
     fi
-    # every scenario but vm (which builds nothing of this and runs beside the upstream job) uses the control plane
-    [ "$name" = vm ] || ensure_upstream
+    [[ " $CLUSTER_SCENARIOS " != *" $name "* ]] || ensure_upstream
     if [ "$name" = vm ]; then
       log "tests/vm/vm.sh selftest (the raw test node and its stand-ins, before the vm scenario)"
       bash tests/vm/vm.sh selftest
@@ -133,14 +134,15 @@ stage_molecule() {
 if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
   # molecule:vm itself says loudly when NUMAOPS_SKIP_VM=1 skips it (stage_molecule)
   JOBS=(upstream molecule:vm)
-  # the cluster-side tests (unit, units, integration, the molecule scenarios of the roles) run on the control
-  # plane the upstream stage builds
+  # the cluster-side tests (unit, units, integration, the molecule scenarios in CLUSTER_SCENARIOS) run on the
+  # control plane the upstream stage builds; the other scenarios need nothing of it
   JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller@upstream molecule:node_prep@upstream)
   JOBS+=(units@upstream integration@upstream)
   for s in extensions/molecule/*/molecule.yml; do
     name=$(basename "$(dirname "$s")")
     case " ${JOBS[*]} " in *" molecule:$name@upstream "*) continue ;; esac
-    [ "$name" = vm ] || JOBS+=("molecule:$name@upstream")
+    [ "$name" != vm ] || continue
+    if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
   done
   JOBS+=(sanity lint build)
   t0=$SECONDS

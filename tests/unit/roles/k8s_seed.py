@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Put test pods on a Kubernetes API (the stand-in, or a real test cluster) the way a kubelet would.
+"""Put test pods on a Kubernetes API (the test control plane of tests/cluster, or a real cluster) the way a kubelet would.
 
 Each pod (test data from tests/standins/podgen.py) is created through the API without its status and bound
 to the given node, then its status (phase, qosClass, containerStatuses with container IDs) is written
@@ -41,6 +41,25 @@ def _items(data):
     return data
 
 
+# the annotation that puts a Node under kwok's management on the test control plane (tests/cluster)
+KWOK_ANNOTATION = {'kwok.x-k8s.io/node': 'fake'}
+
+
+def _ensure_node(core, node):
+    """The Node the pods are bound to, registered as its kubelet would have (kwok keeps it Ready on the test
+    control plane). Without it the pod garbage collector deletes the pods as orphans, as in any cluster."""
+    try:
+        core.read_node(node, _preload_content=False)
+        return
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+    core.create_node({'apiVersion': 'v1', 'kind': 'Node',
+                      'metadata': {'name': node, 'annotations': dict(KWOK_ANNOTATION),
+                                   'labels': {'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}}},
+                     _preload_content=False)
+
+
 def seed_pods(kubeconfig, pods, node):
     """Create ``pods`` on ``node`` and give them their status; return them as the API returns them."""
     api_client = _client(kubeconfig)
@@ -53,6 +72,7 @@ def seed_pods(kubeconfig, pods, node):
         except ApiException as exc:
             if exc.status != 409:
                 raise
+    _ensure_node(core, node)
     for pod in pods:
         body = copy.deepcopy(pod)
         status = body.pop('status', None) or {}

@@ -83,7 +83,7 @@ def test_sync_mixed_namespace_check_mode_predicts_real_run(cluster, k8s_client, 
     assert (real['annotated'], real['reset'], real['unchanged'], real['skipped']) == (2, 1, 3, 0)
     assert [p['name'] for p in real['pods']] == ['batch-1', 'both-1', 'stale-1']
     assert annotations(k8s_client, 'batch-1') == {
-        NAME: 'batch', CONFIG: '{"memoryQos":{"highRatio":80,"lowRatio":0,"minRatio":0}}'}
+        NAME: 'batch', CONFIG: '{"memoryQos":{"highRatio":80}}'}  # as Volcano writes it
     assert annotations(k8s_client, 'both-1')[NAME] == 'gpu'
     assert annotations(k8s_client, 'stale-1') == {CONFIG: '{}'}
     meta = kubernetes.client.CoreV1Api(k8s_client).read_namespaced_pod('stale-1', 'team').metadata
