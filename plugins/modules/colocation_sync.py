@@ -19,7 +19,7 @@ description:
     C(creationTimestamp) first (ties by name), the first whose selector matches the pod's labels - and
     the pod annotations C(volcano.sh/colocation-config-name) (its name) and C(volcano.sh/colocation-config)
     (its spec without the selector, as JSON) are set. The JSON is byte for byte what Volcano's
-    controller writes (compact, ratios of 0 left out: V({"memoryQos":{"highRatio":80}})).
+    controller writes (compact, ratios of 0 left out, as in V({"memoryQos":{"highRatio":80}})).
   - A pod that carries either annotation but matches no configuration any more gets
     C(volcano.sh/colocation-config) set to V({}) and loses C(volcano.sh/colocation-config-name); that
     reset tells the node agents (and M(numaops.colocation.memory_qos)) to restore C(memory.high=max),
