@@ -41,13 +41,10 @@ def _items(data):
     return data
 
 
-# the annotation that puts a Node under kwok's management on the test control plane (tests/cluster)
-KWOK_ANNOTATION = {'kwok.x-k8s.io/node': 'fake'}
-
-
 def _ensure_node(core, node):
-    """The Node the pods are bound to, registered as its kubelet would have (kwok keeps it Ready on the test
-    control plane). Without it the pod garbage collector deletes the pods as orphans, as in any cluster."""
+    """The Node the pods are bound to, as its kubelet would have registered it. Without it the pod garbage
+    collector deletes the pods as orphans, as in any cluster. No kwok manages it (no kwok annotation), so
+    nothing but the test writes these pods' status: kwok would race the status written here with its own."""
     try:
         core.read_node(node, _preload_content=False)
         return
@@ -55,8 +52,7 @@ def _ensure_node(core, node):
         if exc.status != 404:
             raise
     core.create_node({'apiVersion': 'v1', 'kind': 'Node',
-                      'metadata': {'name': node, 'annotations': dict(KWOK_ANNOTATION),
-                                   'labels': {'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}}},
+                      'metadata': {'name': node, 'labels': {'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}}},
                      _preload_content=False)
 
 
