@@ -47,7 +47,8 @@ class Cluster:
     ``kubeconfig_path`` (admin, bearer token), ``token``, ``url``, ``restricted_kubeconfig_path`` and
     ``restricted_token`` (a user no RBAC rule names: every request is refused with 403 until a test binds a
     role to ``numaops-restricted``), ``seed(obj)``, ``add_node(name)``, ``set_never_ready('ns/name')``,
-    ``namespace(name)``, ``client`` (a kubernetes.client.ApiClient)."""
+    ``namespace(name)``, ``service_account_kubeconfig(namespace, name)`` (a ServiceAccount's token, from the
+    TokenRequest API), ``client`` (a kubernetes.client.ApiClient)."""
 
     def __init__(self, plane):
         self.plane = plane
@@ -95,6 +96,22 @@ class Cluster:
     def namespace(self, name, labels=None):
         objects.create_namespace(self.client, name, labels)
         return name
+
+    def service_account_kubeconfig(self, namespace, name):
+        """A kubeconfig holding a token of ServiceAccount ``namespace/name`` (created when missing), issued by
+        kube-apiserver's TokenRequest API as a pod's projected token is: the identity
+        ``system:serviceaccount:<namespace>:<name>``, which RBAC refuses until a test binds it a role."""
+        import kubernetes  # pylint: disable=import-outside-toplevel
+        core = kubernetes.client.CoreV1Api(self.client)
+        try:
+            core.create_namespaced_service_account(namespace, {'metadata': {'name': name}})
+        except kubernetes.client.ApiException as exc:
+            if exc.status != 409:
+                raise
+        token = core.create_namespaced_service_account_token(
+            name, namespace, {'spec': {'expirationSeconds': 3600}}).status.token
+        path = os.path.join(self.plane.directory, 'sa-%s-%s.kubeconfig' % (namespace, name))
+        return controlplane.write_json(path, controlplane.kubeconfig(self.url, self.ca_path, {'token': token}, namespace))
 
     def set_never_ready(self, *workloads):
         """Workloads (``namespace/name`` of a Deployment or DaemonSet) whose pods never become ready."""

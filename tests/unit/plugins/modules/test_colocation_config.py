@@ -167,24 +167,28 @@ def test_check_mode_fails_like_the_real_run_for_a_missing_namespace(k8s_cluster,
     assert 'nowhere' in predicted['msg'] and predicted['msg'] == real['msg']
 
 
-def grant(client, namespace, user, resources, verbs, api_group='config.volcano.sh'):
-    """A Role and RoleBinding giving ``user`` ``verbs`` on ``resources`` in ``namespace`` (real RBAC)."""
+def grant(client, namespace, account, resources, verbs, api_group='config.volcano.sh'):
+    """A Role and RoleBinding giving ServiceAccount ``namespace/account`` ``verbs`` on ``resources`` in
+    ``namespace`` (real RBAC)."""
     rbac = kubernetes.client.RbacAuthorizationV1Api(client)
-    rbac.create_namespaced_role(namespace, {'metadata': {'name': 'test-' + user}, 'rules': [
+    rbac.create_namespaced_role(namespace, {'metadata': {'name': 'test-' + account}, 'rules': [
         {'apiGroups': [api_group], 'resources': resources, 'verbs': verbs}]})
     rbac.create_namespaced_role_binding(namespace, {
-        'metadata': {'name': 'test-' + user},
-        'roleRef': {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role', 'name': 'test-' + user},
-        'subjects': [{'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'User', 'name': user}]})
+        'metadata': {'name': 'test-' + account},
+        'roleRef': {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role', 'name': 'test-' + account},
+        'subjects': [{'kind': 'ServiceAccount', 'name': account, 'namespace': namespace}]})
 
 
 def test_rbac_refusal_names_the_permission_and_changes_nothing(k8s_cluster, k8s_client, capsys):
+    # a restricted ServiceAccount's token (TokenRequest API), as an AWX job running in a pod would hold
     install_crd(k8s_cluster, k8s_client)
     k8s_cluster.namespace('rbac')
-    args = dict(kubeconfig=k8s_cluster.restricted_kubeconfig_path, name='r', namespace='rbac', selector={})
+    args = dict(kubeconfig=k8s_cluster.service_account_kubeconfig('rbac', 'numaops-restricted'), name='r',
+                namespace='rbac', selector={})
     refused = run_module(colocation_config, capsys, **args)
     assert refused['failed'] and 'HTTP 403 Forbidden' in refused['msg'] and 'RBAC permission' in refused['msg'], refused['msg']
-    assert 'numaops-restricted' in refused['msg'] and 'colocationconfigurations' in refused['msg'], refused['msg']
+    assert 'system:serviceaccount:rbac:numaops-restricted' in refused['msg'], refused['msg']
+    assert 'colocationconfigurations' in refused['msg'], refused['msg']
     # reading allowed, writing not: the module gets as far as the write and is refused there
     grant(k8s_client, 'rbac', 'numaops-restricted', ['colocationconfigurations'], ['get', 'list'])
     kubernetes.client.CustomObjectsApi(k8s_client).list_namespaced_custom_object(GVP[0], GVP[1], 'rbac', 'colocationconfigurations')
