@@ -41,19 +41,31 @@ def _items(data):
     return data
 
 
+# the annotation that puts a Node under kwok's management on the test control plane (tests/cluster)
+KWOK_ANNOTATION = {'kwok.x-k8s.io/node': 'fake'}
+
+
 def _ensure_node(core, node):
-    """The Node the pods are bound to, as its kubelet would have registered it. Without it the pod garbage
-    collector deletes the pods as orphans, as in any cluster. No kwok manages it (no kwok annotation), so
-    nothing but the test writes these pods' status: kwok would race the status written here with its own."""
+    """The Node the pods are bound to, as its kubelet would have registered it (without it the pod garbage
+    collector deletes the pods as orphans, as in any cluster). Returns True when it was created here: it is
+    then handed to kwok only after the pods have their status (see _hand_to_kwok)."""
     try:
         core.read_node(node, _preload_content=False)
-        return
+        return False
     except ApiException as exc:
         if exc.status != 404:
             raise
     core.create_node({'apiVersion': 'v1', 'kind': 'Node',
                       'metadata': {'name': node, 'labels': {'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}}},
                      _preload_content=False)
+    return True
+
+
+def _hand_to_kwok(core, node):
+    """Let kwok play the node's kubelet from now on: it keeps the node Ready and runs the pods created on it
+    later (e.g. the Volcano agent's). The seeded pods are Running already, which kwok's stages leave alone;
+    handing the node over before their status is written would let kwok race it with a status of its own."""
+    core.patch_node(node, {'metadata': {'annotations': dict(KWOK_ANNOTATION)}}, _preload_content=False)
 
 
 def seed_pods(kubeconfig, pods, node):
@@ -68,7 +80,7 @@ def seed_pods(kubeconfig, pods, node):
         except ApiException as exc:
             if exc.status != 409:
                 raise
-    _ensure_node(core, node)
+    created = _ensure_node(core, node)
     for pod in pods:
         body = copy.deepcopy(pod)
         status = body.pop('status', None) or {}
@@ -81,6 +93,8 @@ def seed_pods(kubeconfig, pods, node):
         # raw responses: the test data need not satisfy the client's models, only the API
         core.create_namespaced_pod(namespace, body, _preload_content=False)
         core.patch_namespaced_pod_status(body['metadata']['name'], namespace, {'status': status}, _preload_content=False)
+    if created:
+        _hand_to_kwok(core, node)
     listed = core.list_pod_for_all_namespaces(field_selector='spec.nodeName=%s' % node, _preload_content=False)
     return json.loads(listed.data)
 
