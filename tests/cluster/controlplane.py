@@ -484,7 +484,8 @@ NOT_READY_TAINT = 'node.kubernetes.io/not-ready'
 
 
 def node_ready(client, name):
-    """The node is Ready and the node lifecycle controller has lifted the not-ready taint (pods can land)."""
+    """The node is Ready and carries no not-ready taint, so pods can land (kube-apiserver runs without the
+    admission plugin that adds that taint, and nothing here lifts it: a taint would be a test's own)."""
     import kubernetes
     core = client if isinstance(client, kubernetes.client.CoreV1Api) else kubernetes.client.CoreV1Api(client)
     node = core.read_node(name)
