@@ -9,7 +9,7 @@
   python tests/cluster requests --dir /tmp/k8s [--since N]    # the audit log: what the tests' users sent
 
 ``start`` returns once the API serves and the nodes are Ready, leaving the processes running in their own
-process groups; it prints one JSON line (server, kubeconfig, restricted_kubeconfig, processes, startup_seconds)
+process groups; it prints one JSON line (server, kubeconfig, processes, startup_seconds)
 and keeps the same in ``<dir>/state.json``. ``stop`` ends exactly those process groups.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main(argv=None):
                        help='namespace/name of a Deployment/DaemonSet whose pods never become ready (repeatable)')
     stop = sub.add_parser('stop')
     stop.add_argument('--dir', required=True)
-    requests = sub.add_parser('requests', help='what the admin and restricted users sent (the audit log), as JSON')
+    requests = sub.add_parser('requests', help='what the admin user sent (the audit log), as JSON')
     requests.add_argument('--dir', required=True)
     requests.add_argument('--since', type=int, default=0, help='skip this many requests')
     never = sub.add_parser('set-never-ready')

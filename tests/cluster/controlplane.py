@@ -30,13 +30,12 @@ HOST = '127.0.0.1'
 SERVICE_CIDR = '10.96.0.0/16'
 POD_CIDR = '10.244.0.0/16'
 ADMIN_USER = 'numaops-admin'
-RESTRICTED_USER = 'numaops-restricted'
 # the identity the fixture itself seeds and cleans up with: kept out of the audit log the tests read
 FIXTURE_USER = 'numaops-fixture'
 # the audit log records (level Metadata) what the tests' identities send; nothing of the control plane's own
 AUDIT_POLICY = {
     'apiVersion': 'audit.k8s.io/v1', 'kind': 'Policy', 'omitStages': ['RequestReceived'],
-    'rules': [{'level': 'Metadata', 'users': [ADMIN_USER, RESTRICTED_USER]}, {'level': 'None'}],
+    'rules': [{'level': 'Metadata', 'users': [ADMIN_USER]}, {'level': 'None'}],
 }
 # the controllers the tests rely on (names as kube-controller-manager v1.37 spells them). The pod garbage
 # collector deletes the pods of a node that was deleted, as in a real cluster. Not the node lifecycle
@@ -216,9 +215,7 @@ class ControlPlane:
         self.ports = {}
         self.server = None
         self.admin_token = None
-        self.restricted_token = None
         self.kubeconfig_path = os.path.join(self.directory, 'kubeconfig')
-        self.restricted_kubeconfig_path = os.path.join(self.directory, 'restricted.kubeconfig')
         self.audit_log_path = os.path.join(self.directory, 'logs', 'audit.log')
         self.startup_seconds = None
         self.preexec_fn = None  # e.g. PR_SET_PDEATHSIG for a pytest session
@@ -249,12 +246,10 @@ class ControlPlane:
                                             ips=(HOST, '10.96.0.1'))
         self.sa_key, self.sa_pub = certs.service_account_keys(pki)
         self.admin_token = os.urandom(16).hex()
-        self.restricted_token = os.urandom(16).hex()
         self.fixture_token = os.urandom(16).hex()
-        # static tokens: the admin (system:masters) and a user no RBAC rule names, for refusals
+        # static tokens: the admin and the fixture's own (both system:masters); refusals use ServiceAccount tokens
         with open(self._path('pki', 'tokens.csv'), 'w') as handle:
             handle.write('%s,%s,%s,"system:masters"\n' % (self.admin_token, ADMIN_USER, ADMIN_USER))
-            handle.write('%s,%s,%s\n' % (self.restricted_token, RESTRICTED_USER, RESTRICTED_USER))
             handle.write('%s,%s,%s,"system:masters"\n' % (self.fixture_token, FIXTURE_USER, FIXTURE_USER))
         write_json(self._path('pki', 'audit-policy.json'), AUDIT_POLICY)
         os.chmod(self._path('pki', 'tokens.csv'), 0o600)
@@ -264,8 +259,6 @@ class ControlPlane:
         self.server = 'https://%s:%d' % (HOST, self.ports['apiserver'])
         write_json(self.kubeconfig_path, kubeconfig(self.server, self.ca.cert_path, {'token': self.admin_token}))
         write_json(self._path('fixture.kubeconfig'), kubeconfig(self.server, self.ca.cert_path, {'token': self.fixture_token}))
-        write_json(self.restricted_kubeconfig_path,
-                   kubeconfig(self.server, self.ca.cert_path, {'token': self.restricted_token}))
         for component, user in (('controller-manager', 'system:kube-controller-manager'),
                                 ('scheduler', 'system:kube-scheduler')):
             cert, key = self.ca.issue(component + '-client', user, client=True)
@@ -279,7 +272,7 @@ class ControlPlane:
     def write_state(self):
         return write_json(self._path('state.json'), {
             'directory': self.directory, 'server': self.server, 'kubeconfig': self.kubeconfig_path,
-            'restricted_kubeconfig': self.restricted_kubeconfig_path, 'ports': self.ports,
+            'ports': self.ports,
             'processes': self.processes, 'nodes': list(self.initial_nodes), 'never_ready': sorted(self.never_ready),
             'startup_seconds': self.startup_seconds,
         })

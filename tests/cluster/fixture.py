@@ -44,18 +44,14 @@ def _die_with_parent():
 class Cluster:
     """What a test sees of the control plane (the same surface the API stand-in's fixture had).
 
-    ``kubeconfig_path`` (admin, bearer token), ``token``, ``url``, ``restricted_kubeconfig_path`` and
-    ``restricted_token`` (a user no RBAC rule names: every request is refused with 403 until a test binds a
-    role to ``numaops-restricted``), ``seed(obj)``, ``add_node(name)``, ``set_never_ready('ns/name')``,
+    ``kubeconfig_path`` (admin, bearer token), ``token``, ``url``, ``seed(obj)``, ``add_node(name)``, ``set_never_ready('ns/name')``,
     ``namespace(name)``, ``service_account_kubeconfig(namespace, name)`` (a ServiceAccount's token, from the
     TokenRequest API), ``client`` (a kubernetes.client.ApiClient)."""
 
     def __init__(self, plane):
         self.plane = plane
         self.kubeconfig_path = plane.kubeconfig_path
-        self.restricted_kubeconfig_path = plane.restricted_kubeconfig_path
         self.token = plane.admin_token
-        self.restricted_token = plane.restricted_token
         self.url = plane.server
         self.ca_path = plane.ca.cert_path if hasattr(plane, 'ca') else None
         self.client = plane.api_client()
@@ -81,7 +77,7 @@ class Cluster:
 
     @property
     def requests(self):
-        """The requests the admin and restricted identities sent since ``mark()`` (kube-apiserver's audit
+        """The requests the admin identity sent since ``mark()`` (kube-apiserver's audit
         log, level Metadata): dicts with method, path, query, verb, user, status. ``requests[:] = []`` marks."""
         end = self._settled_size()
         return _Requests(self, controlplane.audit_requests(self.plane.audit_log_path, self.audit_offset, end))

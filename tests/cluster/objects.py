@@ -174,21 +174,23 @@ def restore(client, baseline_uids, nodes):
         for item in resource.get().items:
             if item.metadata.uid not in baseline_uids:
                 _delete(lambda item=item, resource=resource: resource.delete(name=item.metadata.name))
-    pods = []
+    pods = set()  # every pod a test left in a lasting namespace, owned ones too (their owner's deletion takes them)
     for namespace in lasting:
         for api_version, plural in NAMESPACED_KINDS:
             resource = dynamic.resources.get(api_version=api_version, name=plural)
             for item in resource.get(namespace=namespace).items:
-                if item.metadata.uid not in baseline_uids and not _owned(item):
+                if item.metadata.uid in baseline_uids:
+                    continue
+                if plural == 'pods':
+                    pods.add(item.metadata.uid)
+                if not _owned(item):
                     _delete(lambda item=item, resource=resource: resource.delete(
                         name=item.metadata.name, namespace=namespace, body={'propagationPolicy': 'Background'}))
-    for namespace in lasting:
-        pods += [p.metadata.uid for p in core.list_namespaced_pod(namespace).items if p.metadata.uid not in baseline_uids]
     # the namespaces go first, while their pods' nodes are still there: kwok, the nodes' stand-in kubelet,
     # confirms a pod's deletion only for a node it manages
     wait_for(lambda: not any(ns.metadata.name in doomed for ns in core.list_namespace().items),
              'the namespaces %s to be deleted' % doomed, timeout=120)
-    wait_for(lambda: not {p.metadata.uid for p in core.list_pod_for_all_namespaces().items} & set(pods),
+    wait_for(lambda: not {p.metadata.uid for p in core.list_pod_for_all_namespaces().items} & pods,
              'the pods the test left in %s to be deleted' % lasting, timeout=120)
     # nodes: any change (cordon, labels, taints, deletion, additions) is undone by recreating them
     wanted = set(nodes)

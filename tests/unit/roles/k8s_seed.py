@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import sys
 
 try:
@@ -26,6 +27,13 @@ try:
 except ImportError:  # pragma: no cover - only on machines without the test requirements
     kubernetes = None
     ApiException = Exception
+
+if __package__ in (None, ''):
+    # run as a script (molecule): tests/cluster is a package beside tests/unit
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from cluster import kwok_stages, objects  # pylint: disable=import-error
+else:
+    from ansible_collections.numaops.colocation.tests.cluster import kwok_stages, objects
 
 
 def _client(kubeconfig):
@@ -41,10 +49,6 @@ def _items(data):
     return data
 
 
-# the annotation that puts a Node under kwok's management on the test control plane (tests/cluster)
-KWOK_ANNOTATION = {'kwok.x-k8s.io/node': 'fake'}
-
-
 def _ensure_node(core, node):
     """The Node the pods are bound to, as its kubelet would have registered it (without it the pod garbage
     collector deletes the pods as orphans, as in any cluster). Returns True when it was created here: it is
@@ -55,9 +59,7 @@ def _ensure_node(core, node):
     except ApiException as exc:
         if exc.status != 404:
             raise
-    core.create_node({'apiVersion': 'v1', 'kind': 'Node',
-                      'metadata': {'name': node, 'labels': {'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}}},
-                     _preload_content=False)
+    core.create_node(objects.node_body(node, managed=False), _preload_content=False)
     return True
 
 
@@ -65,7 +67,8 @@ def _hand_to_kwok(core, node):
     """Let kwok play the node's kubelet from now on: it keeps the node Ready and runs the pods created on it
     later (e.g. the Volcano agent's). The seeded pods are Running already, which kwok's stages leave alone;
     handing the node over before their status is written would let kwok race it with a status of its own."""
-    core.patch_node(node, {'metadata': {'annotations': dict(KWOK_ANNOTATION)}}, _preload_content=False)
+    core.patch_node(node, {'metadata': {'annotations': {kwok_stages.MANAGED_ANNOTATION: kwok_stages.MANAGED_VALUE}}},
+                    _preload_content=False)
 
 
 def seed_pods(kubeconfig, pods, node):
