@@ -9,13 +9,20 @@ cgroup v2 memory controller), default 110 pods x 4 containers; every run is a wh
 localhost with the local connection, so each figure includes Ansible's start-up, which all three pay alike:
 
 - empty:  one `ansible.builtin.ping` task (the cost of any module call);
-- ours:   one `numaops.colocation.memory_qos` task (first apply on a fresh tree, then the idempotent rerun);
+- empty+vars: the same with the node's pods loaded as a vars file, as the ours variants have them (the pods
+          have to come from somewhere: loading 110 pods into a play is a cost of their own);
+- ours:   one `numaops.colocation.memory_qos` task, pods given as the task's arguments (first apply on a fresh
+          tree, then the idempotent rerun), with report=all (the module's default: every pod in the result)
+          and with report=changes (what the memory_qos role passes: only what changed, drifted or was skipped);
+- ours pods_file: the rerun with the same pods read from a PodList file on the node (option pods_file), so
+          the pods are neither loaded into the play nor sent with the task; report=changes;
 - loop:   one `ansible.builtin.shell` task looped over every container, writing its memory.high, memory.low and
           memory.min (the values memory_qos computes, taken from a check-mode run, so both write the same);
           run on a fresh tree, and checked to leave the same files as ours.
 
 Targets: ours <= 1.5x empty; loop >= 50x ours. Each variant runs --repeat times (the loop once, it is slow), in
-the order empty, ours, ours rerun, then again; the median is printed.
+the order empty, empty+vars, ours (all) first and rerun, ours (changes) first and rerun, ours pods_file rerun,
+then again; the median is printed.
 
 Usage: python3 bench/memory_qos_playbook.py [--pods 110] [--containers 4] [--repeat 3]
 """
@@ -44,6 +51,15 @@ PLAYBOOKS = {
     - name: Ping
       ansible.builtin.ping:
 ''',
+    'empty_vars': '''
+- name: An empty module call, the node's pods loaded
+  hosts: localhost
+  gather_facts: false
+  vars_files: [node.json]
+  tasks:
+    - name: Ping
+      ansible.builtin.ping:
+''',
     'ours': '''
 - name: memory_qos on the node
   hosts: localhost
@@ -56,6 +72,36 @@ PLAYBOOKS = {
         configs: "{{ configs }}"
         cgroup_root: "{{ cgroup_root }}"
         kubelet_config_path: /nonexistent
+      register: qos
+''',
+    'ours_changes': '''
+- name: memory_qos on the node, the result listing what changed only
+  hosts: localhost
+  gather_facts: false
+  vars_files: [node.json]
+  tasks:
+    - name: Memory QoS for every container
+      numaops.colocation.memory_qos:
+        pods: "{{ pods }}"
+        configs: "{{ configs }}"
+        cgroup_root: "{{ cgroup_root }}"
+        kubelet_config_path: /nonexistent
+        report: changes
+      register: qos
+''',
+    'ours_file': '''
+- name: memory_qos on the node, the pods from a file on the node
+  hosts: localhost
+  gather_facts: false
+  vars_files: [configs.json]
+  tasks:
+    - name: Memory QoS for every container
+      numaops.colocation.memory_qos:
+        pods_file: "{{ pods_file }}"
+        configs: "{{ configs }}"
+        cgroup_root: "{{ cgroup_root }}"
+        kubelet_config_path: /nonexistent
+        report: changes
       register: qos
 ''',
     'plan': '''
@@ -153,6 +199,8 @@ def main():
             build_node(CgroupV2StandIn(cgroot), pods)
             with open(os.path.join(work, 'node.json'), 'w') as handle:
                 json.dump({'pods': pods, 'configs': configs, 'cgroup_root': cgroot}, handle)
+            with open(os.path.join(work, 'configs.json'), 'w') as handle:
+                json.dump({'configs': configs, 'cgroup_root': cgroot, 'pods_file': os.path.join(work, 'pods.json')}, handle)
             return cgroot
 
         # the values memory_qos computes, for the loop (a check-mode run writes nothing)
@@ -175,13 +223,21 @@ def main():
         print('node: %d pods x %d containers (%d containers with memory files), %d ColocationConfigurations, '
               'stand-in cgroup v2 tree' % (args.pods, args.containers, len(containers), len(configs)))
 
-        times = {'empty': [], 'ours first': [], 'ours rerun': [], 'loop': []}
+        with open(os.path.join(work, 'pods.json'), 'w') as handle:
+            json.dump({'apiVersion': 'v1', 'kind': 'PodList', 'items': pods}, handle)
+        times = dict((key, []) for key in ('empty', 'empty+vars', 'ours first', 'ours rerun', 'changes first',
+                                            'changes rerun', 'pods_file rerun', 'loop'))
         same = None
         for attempt in range(args.repeat):
             times['empty'].append(playbook(work, top, 'empty')[0])
+            times['empty+vars'].append(playbook(work, top, 'empty_vars')[0])
             ours_root = fresh('OURS')
             times['ours first'].append(playbook(work, top, 'ours')[0])
             times['ours rerun'].append(playbook(work, top, 'ours')[0])
+            fresh('OURS')
+            times['changes first'].append(playbook(work, top, 'ours_changes')[0])
+            times['changes rerun'].append(playbook(work, top, 'ours_changes')[0])
+            times['pods_file rerun'].append(playbook(work, top, 'ours_file')[0])
             if attempt == 0 and not args.skip_loop:
                 loop_root = fresh('LOOP')
                 times['loop'].append(playbook(work, top, 'loop')[0])
@@ -189,11 +245,12 @@ def main():
         if args.skip_loop:
             del times['loop']
         median = dict((key, statistics.median(values)) for key, values in times.items())
-        print('%-12s %10s %10s  %s' % ('variant', 'median [s]', 'min [s]', 'runs'))
+        print('%-16s %10s %10s  %s' % ('variant', 'median [s]', 'min [s]', 'runs'))
         for key, values in times.items():
-            print('%-12s %10.2f %10.2f  %s' % (key, median[key], min(values), ' '.join('%.2f' % v for v in values)))
-        print('ours first / empty  %.2fx  (target <= 1.5x)' % (median['ours first'] / median['empty']))
-        print('ours rerun / empty  %.2fx' % (median['ours rerun'] / median['empty']))
+            print('%-16s %10.2f %10.2f  %s' % (key, median[key], min(values), ' '.join('%.2f' % v for v in values)))
+        for key in ('ours first', 'ours rerun', 'changes first', 'changes rerun', 'pods_file rerun'):
+            print('%-16s / empty %.2fx  / empty+vars %.2fx  (target <= 1.5x empty)'
+                  % (key, median[key] / median['empty'], median[key] / median['empty+vars']))
         if same is None:
             return 0
         print('loop / ours first   %.1fx  (target >= 50x)' % (median['loop'] / median['ours first']))

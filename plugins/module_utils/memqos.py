@@ -379,6 +379,25 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             'containers_found': counts['found']}
 
 
+REPORTS = ('all', 'changes')
+
+
+def _noteworthy(entry):
+    return bool(entry.get('changed') or entry.get('drift') or entry.get('skipped'))
+
+
+def report_entries(pods, levels, report='all'):
+    """The RV(pods) and RV(levels) entries a result shows: every one (``all``), or (``changes``) the pods with a
+    container that is (or would be) written, drifted or skipped, or that were skipped whole (each listed with all
+    its containers), and the levels that drifted or were skipped. Entries are returned as they are, in order."""
+    if report not in REPORTS:
+        raise MemQosError('report %r is not known; allowed: %s' % (report, ', '.join(REPORTS)))
+    if report == 'all':
+        return list(pods), list(levels)
+    return ([pod for pod in pods if pod.get('skipped') or any(_noteworthy(c) for c in pod.get('containers') or [])],
+            [level for level in levels if _noteworthy(level)])
+
+
 def order_writes(writes):
     """Order writes so that no parent is ever below the sum of its children.
 

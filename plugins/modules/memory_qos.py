@@ -150,6 +150,20 @@ options:
     description:
       - Page size in bytes the kernel rounds memory values to. Default is the node's page size.
     type: int
+  report:
+    description:
+      - Which entries RV(pods) and RV(levels) list. The counts (RV(managed), RV(written), RV(unchanged),
+        RV(skipped), RV(ignored)) and RV(writes) are the same either way.
+      - V(all) lists every managed pod and every level.
+      - V(changes) lists only the pods with a container that was (or in check mode would be) written, that had
+        drifted or that was skipped, and the pods skipped whole, each with all its containers; and only the
+        levels that had drifted or were skipped. On a node where nothing changes the result is then a few
+        lines instead of one entry per pod, which is also what keeps the call cheap on a full node (the
+        result of every task travels back to the controller, and AWX stores it in its job events).
+    type: str
+    choices: [all, changes]
+    default: all
+    version_added: 0.1.0
 '''
 
 EXAMPLES = r'''
@@ -173,6 +187,14 @@ EXAMPLES = r'''
     pods: "{{ node_pods.resources }}"
     configs: "{{ colocation_configs.resources }}"
     node_name: "{{ inventory_hostname }}"
+  become: true
+
+- name: The same, listing only what changed, drifted or was skipped (a short result on a full node)
+  numaops.colocation.memory_qos:
+    pods: "{{ node_pods.resources }}"
+    configs: "{{ colocation_configs.resources }}"
+    node_name: "{{ inventory_hostname }}"
+    report: changes
   become: true
 
 - name: Audit drift only (nothing is written)
@@ -213,8 +235,16 @@ ignored:
   returned: always
   type: int
   sample: 2
+managed:
+  description: Number of managed pods (pods a configuration or annotation applies to), listed in RV(pods) or not.
+  returned: always
+  type: int
+  sample: 110
 pods:
-  description: One entry per managed pod (a pod a configuration or annotation applies to).
+  description:
+    - One entry per managed pod (a pod a configuration or annotation applies to).
+    - With O(report=changes), only the pods with a container written (or that would be), drifted or skipped, and
+      the pods skipped whole.
   returned: always
   type: list
   elements: dict
@@ -259,7 +289,7 @@ pods:
 levels:
   description:
     - The pod, QoS-class and kubepods cgroups and their C(memory.min)/C(memory.low) (sum of their children).
-      Empty with O(hierarchy=false).
+      Empty with O(hierarchy=false). With O(report=changes), only the levels that drifted or were skipped.
     - C(skipped) is null, or why the cgroup was not written (the memory controller is not enabled for it, or
       it vanished while being written).
   returned: always
@@ -742,6 +772,7 @@ def run(module):
         done = list(result['writes'])
 
     mark_vanished(result, vanished, done, warnings, tree)
+    pods_shown, levels_shown = mq.report_entries(result['pods'], result['levels'], params['report'])
 
     output = dict(
         changed=bool(done),
@@ -749,8 +780,9 @@ def run(module):
         unchanged=result['unchanged'],
         skipped=result['skipped'] + len(vanished),
         ignored=ignored,
-        pods=result['pods'],
-        levels=result['levels'],
+        managed=len(result['pods']),
+        pods=pods_shown,
+        levels=levels_shown,
         writes=done,
         cgroup_driver=driver,
         cgroup_driver_source=driver_source,
@@ -779,6 +811,7 @@ def main():
             kubelet_cgroup_root=dict(type='str', default=''),
             hierarchy=dict(type='bool', default=True),
             page_size=dict(type='int'),
+            report=dict(type='str', choices=list(mq.REPORTS), default='all'),
         ),
         mutually_exclusive=[('pods', 'pods_file')],
         required_one_of=[('pods', 'pods_file')],

@@ -505,3 +505,32 @@ def test_huge_quantities_exact_where_volcano_wraps():
     assert values[mq.MEMORY_LOW] == ei // 2 != _volcano_int64(ei, 50)    # Volcano: 1Ei x 50 wraps as well
     # below the wrap (quantity x ratio < 2**63, about 92 PB / ratio) both agree exactly
     assert _volcano_int64(3 * 2 ** 30 + 7, 33) == (3 * 2 ** 30 + 7) * 33 // 100
+
+
+def _entry(changed=False, drift=(), skipped=None):
+    return {'changed': changed, 'drift': list(drift), 'skipped': skipped}
+
+
+@pytest.mark.parametrize('containers,pod_skipped,listed', [
+    ([_entry(), _entry()], None, False),
+    ([_entry(), _entry(changed=True)], None, True),
+    ([_entry(drift=['memory.low'])], None, True),
+    ([_entry(skipped='container not running')], None, True),
+    ([], 'cgroup vanished', True),
+    ([], None, False),
+])
+def test_report_entries_changes(containers, pod_skipped, listed):
+    pod = {'name': 'p', 'skipped': pod_skipped, 'containers': containers}
+    levels = [dict(_entry(), cgroup='kubepods.slice'), dict(_entry(drift=['memory.min']), cgroup='kubepods.slice/x'),
+              dict(_entry(skipped='gone'), cgroup='kubepods.slice/y')]
+    pods, shown = mq.report_entries([pod], levels, 'changes')
+    assert pods == ([pod] if listed else [])
+    assert [level['cgroup'] for level in shown] == ['kubepods.slice/x', 'kubepods.slice/y']
+    every, all_levels = mq.report_entries([pod], levels, 'all')
+    assert every == [pod] and all_levels == levels
+    assert every[0] is pod   # entries are passed on as they are
+
+
+def test_report_entries_unknown_mode():
+    with pytest.raises(mq.MemQosError, match="allowed: all, changes"):
+        mq.report_entries([], [], 'some')

@@ -606,3 +606,42 @@ def test_read_back_failure_is_reported_not_taken_for_success(capsys, node, monke
     texts = ' '.join(warnings_of(res))
     assert 'could not be read back' in texts and 'memory.min (' in texts and 'Input/output error' in texts
     assert 'the kernel stored other values than written' in texts and 'holds 4096 after writing' in texts
+
+
+def test_report_changes_lists_only_what_changed_drifted_or_was_skipped(capsys, node):
+    standin, pods, configs = node
+    first = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root, report='changes')
+    full = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root)
+    # on a fresh node every managed pod drifts, so both list every pod; a level already right (the BestEffort
+    # one: no managed pod below it) is left out; the counts do not depend on the report
+    assert first['pods'] == full['pods']
+    assert first['levels'] == [level for level in full['levels'] if level['drift']]
+    assert 'kubepods.slice/kubepods-besteffort.slice' in [level['cgroup'] for level in full['levels']]
+    assert 'kubepods.slice/kubepods-besteffort.slice' not in [level['cgroup'] for level in first['levels']]
+    for key in ('managed', 'written', 'unchanged', 'skipped', 'ignored', 'writes', 'changed'):
+        assert first[key] == full[key], key
+    assert full['managed'] == 3 == len(full['pods'])
+    run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    # someone else changes one container: only its pod (with all its containers) and the levels above it show
+    standin.write(cont_dir(pods[0], 1), 'memory.low', 4096)
+    audit = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root, report='changes')
+    assert audit['managed'] == 3 and audit['written'] == 1
+    assert [p['name'] for p in audit['pods']] == ['offline']
+    assert [c['name'] for c in audit['pods'][0]['containers']] == ['a', 'b']
+    assert [c['drift'] for c in audit['pods'][0]['containers']] == [[], ['memory.low']]
+    assert audit['levels'] == []   # hierarchy values are still right: only the container drifted
+    run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    quiet = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, report='changes')
+    assert quiet['changed'] is False and quiet['pods'] == [] and quiet['levels'] == []
+    assert quiet['managed'] == 3 and quiet['unchanged'] == full['unchanged'] + full['written']
+    everything = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, report='all')
+    assert len(everything['pods']) == 3 and everything['levels']
+
+
+def test_report_changes_keeps_skipped_pods(capsys, node):
+    standin, pods, configs = node
+    gone = pods[1]
+    standin.remove(pod_dir(gone))
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, report='changes')
+    listed = dict((p['name'], p) for p in res['pods'])
+    assert 'online' in listed and listed['online']['skipped'], res['pods']
