@@ -24,7 +24,7 @@ Targets: ours <= 1.5x empty; loop >= 50x ours. Each variant runs --repeat times 
 the order empty, empty+vars, ours (all) first and rerun, ours (changes) first and rerun, ours pods_file rerun,
 then again; the median is printed.
 
-Usage: python3 bench/memory_qos_playbook.py [--pods 110] [--containers 4] [--repeat 3]
+Usage: python3 bench/memory_qos_playbook.py [--pods 110] [--containers 4] [--repeat 3] [--skip-loop] [--from-api]
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -163,6 +163,23 @@ def playbook(work, top, name, extra=None):
     return wall, proc.stdout
 
 
+def api_pods(pods):
+    """``pods`` created on a private test control plane as a kubelet would (tests/unit/roles/k8s_seed.py) and
+    listed back as the API returns them, with server-assigned UIDs and every field the server adds."""
+    from ansible_collections.numaops.colocation.tests.cluster.fixture import running_cluster
+    from ansible_collections.numaops.colocation.tests.unit.roles import k8s_seed
+
+    with running_cluster(nodes=('node-1',)) as cluster:
+        listed = k8s_seed.seed_pods(cluster.kubeconfig_path, pods, 'bench-node')['items']
+    by_name = dict((pod['metadata']['name'], pod) for pod in listed)
+    missing = [pod['metadata']['name'] for pod in pods if pod['metadata']['name'] not in by_name]
+    if missing:
+        raise SystemExit('the API did not return the pods %s' % ', '.join(missing[:5]))
+    print('pods from kube-apiserver: %d kB as JSON (%d kB as generated)'
+          % (len(json.dumps(listed)) // 1024, len(json.dumps(pods)) // 1024))
+    return [by_name[pod['metadata']['name']] for pod in pods]
+
+
 def container_values(cgroot, cgroups):
     """memory.high/low/min of the containers' cgroups (relative paths) below ``cgroot``."""
     values = {}
@@ -179,6 +196,9 @@ def main():
     parser.add_argument('--containers', type=int, default=4)
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--skip-loop', action='store_true', help='leave out the (slow: ~10 min) builtin loop')
+    parser.add_argument('--from-api', action='store_true',
+                        help='the pods as kube-apiserver returns them (managedFields and all): created on the real test '
+                             'control plane (tests/cluster, needs its binaries: scripts/upstream.sh) and read back')
     args = parser.parse_args()
 
     top = collection_path()
@@ -187,6 +207,8 @@ def main():
     from ansible_collections.numaops.colocation.tests.standins.podgen import busy_node
 
     pods, configs = busy_node(args.pods, args.containers)
+    if args.from_api:
+        pods = api_pods(pods)
     work = tempfile.mkdtemp(prefix='numaops-bench-qos-')
     try:
         for name, text in PLAYBOOKS.items():
@@ -225,8 +247,9 @@ def main():
 
         with open(os.path.join(work, 'pods.json'), 'w') as handle:
             json.dump({'apiVersion': 'v1', 'kind': 'PodList', 'items': pods}, handle)
-        times = dict((key, []) for key in ('empty', 'empty+vars', 'ours first', 'ours rerun', 'changes first',
-                                            'changes rerun', 'pods_file rerun', 'loop'))
+        variants = ('empty', 'empty+vars', 'ours first', 'ours rerun', 'changes first', 'changes rerun',
+                    'pods_file rerun', 'loop')
+        times = dict((key, []) for key in variants)
         same = None
         for attempt in range(args.repeat):
             times['empty'].append(playbook(work, top, 'empty')[0])

@@ -379,6 +379,50 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             'containers_found': counts['found']}
 
 
+# The parts of a pod object memory_qos reads (the module's documentation of O(pods) names the same); the rest of
+# what the API returns (managedFields, env, volumes, ...) is dropped on the controller before the pods travel
+# to the node. None: the whole value is kept.
+POD_FIELDS = {
+    'apiVersion': None, 'kind': None,
+    'metadata': {'name': None, 'namespace': None, 'uid': None, 'labels': None, 'annotations': None,
+                 'deletionTimestamp': None},
+    'spec': {'nodeName': None, 'containers': [{'name': None, 'resources': None}]},
+    'status': {'phase': None, 'qosClass': None, 'conditions': None,
+               'containerStatuses': [{'name': None, 'containerID': None, 'state': None}]},
+}
+
+
+def _slim(value, fields):
+    """``value`` cut down to ``fields`` (a dict of sub-fields, a one-item list for the items of a list, None for
+    all of it). Anything not shaped as ``fields`` expects is kept as it is, so the module reports bad input the
+    same way whether or not it was slimmed."""
+    if fields is None:
+        return value
+    if isinstance(fields, list):
+        if not isinstance(value, list):
+            return value
+        return [_slim(item, fields[0]) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return dict((key, _slim(value[key], sub)) for key, sub in fields.items() if key in value)
+
+
+def slim_pods(data):
+    """The pods document ``data`` (a PodList, a k8s_info result, one pod or a list of pods) with each pod cut
+    down to :data:`POD_FIELDS`. A document of another shape is returned as it is (the module refuses it)."""
+    if isinstance(data, dict):
+        for key in ('items', 'resources'):
+            if isinstance(data.get(key), list):
+                return dict(data, **{key: slim_pods(data[key])})
+        if data.get('kind') == 'Pod':
+            return _slim(data, POD_FIELDS)
+        return data
+    if not isinstance(data, list):
+        return data
+    return [_slim(pod, POD_FIELDS) if isinstance(pod, dict) and isinstance(pod.get('metadata'), dict) else pod
+            for pod in data]
+
+
 REPORTS = ('all', 'changes')
 
 

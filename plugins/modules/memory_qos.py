@@ -51,6 +51,12 @@ attributes:
   diff_mode:
     support: full
     details: One line per cgroup file that changes (or would change), old value before, new value after.
+  action:
+    support: full
+    details: An action plugin on the controller cuts each pod of O(pods) down to the fields the module reads
+      before the pods are sent to the node.
+  async:
+    support: full
   platform:
     platforms: posix
 options:
@@ -60,6 +66,9 @@ options:
         of M(kubernetes.core.k8s_info)). Used are C(metadata) (namespace, name, uid, labels, annotations),
         C(metadata.deletionTimestamp), C(spec.nodeName), C(spec.containers[].resources), C(status.conditions),
         C(status.qosClass) and C(status.containerStatuses[]) (name, containerID, state).
+      - Only those fields (and C(apiVersion), C(kind), C(status.phase)) are sent to the node: the rest of each
+        pod (C(managedFields), environment, volumes, probes, ...) is dropped on the controller, so a full node's
+        pods from M(kubernetes.core.k8s_info) travel as a fraction of their size.
       - Like the Volcano agent's pod probe, only pods with the condition C(Ready=True) and no
         C(deletionTimestamp) are handled; the cgroup files of every other pod are left as they are
         (counted in RV(ignored)).

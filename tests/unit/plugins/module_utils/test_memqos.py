@@ -4,7 +4,9 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import copy
 import itertools
+import json
 import random
 
 import pytest
@@ -534,3 +536,60 @@ def test_report_entries_changes(containers, pod_skipped, listed):
 def test_report_entries_unknown_mode():
     with pytest.raises(mq.MemQosError, match="allowed: all, changes"):
         mq.report_entries([], [], 'some')
+
+
+def _with_api_noise(pod):
+    """The pod as kube-apiserver returns it: fields memory_qos never reads added everywhere."""
+    pod = copy.deepcopy(pod)
+    pod['metadata'].update(managedFields=[{'manager': 'kubelet', 'operation': 'Update', 'fieldsV1': {'f:status': {}}}],
+                           resourceVersion='4711', generation=1, ownerReferences=[{'kind': 'ReplicaSet', 'name': 'x'}])
+    pod['spec'].update(volumes=[{'name': 'data', 'emptyDir': {}}], restartPolicy='Always', schedulerName='volcano',
+                       initContainers=[{'name': 'init', 'image': 'busybox', 'resources': {'limits': {'memory': '1Gi'}}}])
+    for container_spec in pod['spec']['containers']:
+        container_spec.update(image='registry.example/app:1', env=[{'name': 'A', 'value': 'b' * 200}],
+                              volumeMounts=[{'name': 'data', 'mountPath': '/data'}], livenessProbe={'tcpSocket': {'port': 80}})
+    pod['status'].update(hostIP='10.0.0.1', podIP='10.1.0.7', startTime='2026-01-01T00:00:00Z')
+    for status in pod['status'].get('containerStatuses') or []:
+        status.update(image='registry.example/app:1', imageID='sha256:' + 'a' * 64, restartCount=0, ready=True)
+    return pod
+
+
+def test_slim_pods_keeps_exactly_the_fields_read():
+    pod = make_pod('p', labels={'tier': 'offline'}, annotations={'volcano.sh/qos-level': 'BE'},
+                   containers=[container('a', {'memory': '2Gi'}, {'memory': '1Gi'})])
+    noisy = _with_api_noise(pod)
+    slim = mq.slim_pods([noisy])[0]
+    assert 'managedFields' not in slim['metadata'] and 'volumes' not in slim['spec'] and 'initContainers' not in slim['spec']
+    assert slim['spec']['containers'] == [{'name': 'a', 'resources': pod['spec']['containers'][0]['resources']}]
+    assert set(slim['status']['containerStatuses'][0]) <= {'name', 'containerID', 'state'}
+    assert slim['metadata']['labels'] == pod['metadata']['labels']
+    assert slim['metadata']['annotations'] == pod['metadata']['annotations']
+    assert slim['status']['conditions'] == pod['status']['conditions']
+    # nothing is added: a field absent before is absent after
+    bare = {'metadata': {'name': 'x'}, 'spec': {}}
+    assert mq.slim_pods([bare]) == [bare]
+    assert len(json.dumps(slim)) < len(json.dumps(noisy)) / 2
+
+
+@pytest.mark.parametrize('document', [
+    'text', 7, None, {'kind': 'Service'}, [1, 'x', None, {'metadata': 'not a mapping'}],
+    [{'metadata': {'name': 'p'}, 'spec': 'not a mapping', 'status': ['x']}],
+    [{'metadata': {'name': 'p'}, 'spec': {'containers': 'no list'}, 'status': {'containerStatuses': [3]}}],
+    [{'metadata': {'name': 'p'}, 'spec': {'containers': [5, {'name': 'a', 'image': 'i'}]}}],
+])
+def test_slim_pods_keeps_what_it_cannot_read(document):
+    """Bad input reaches the module as it was given, so its error message does not depend on the slimming."""
+    slim = mq.slim_pods(copy.deepcopy(document))
+    if isinstance(document, list) and len(document) == 1 and isinstance(document[0].get('spec'), dict) \
+            and isinstance(document[0]['spec'].get('containers'), list):
+        assert slim[0]['spec']['containers'][0] == 5 and slim[0]['spec']['containers'][1] == {'name': 'a'}
+    else:
+        assert slim == document
+
+
+def test_slim_pods_document_shapes():
+    pod = _with_api_noise(make_pod('p', containers=[container('a', {'memory': '1Gi'})]))
+    one = mq.slim_pods([pod])[0]
+    assert mq.slim_pods({'kind': 'PodList', 'apiVersion': 'v1', 'items': [pod]}) == {'kind': 'PodList', 'apiVersion': 'v1', 'items': [one]}
+    assert mq.slim_pods({'resources': [pod], 'changed': False}) == {'resources': [one], 'changed': False}
+    assert mq.slim_pods(dict(pod, kind='Pod')) == dict(one, kind='Pod')

@@ -9,6 +9,7 @@ run happens in the VM test. The host's own /sys/fs/cgroup is used (read-only) fo
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import copy
 import json
 import os
 
@@ -645,3 +646,24 @@ def test_report_changes_keeps_skipped_pods(capsys, node):
     res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, report='changes')
     listed = dict((p['name'], p) for p in res['pods'])
     assert 'online' in listed and listed['online']['skipped'], res['pods']
+
+
+def test_slimmed_pods_give_the_same_result(capsys, tmp_path):
+    """What the action plugin sends (memqos.slim_pods) decides exactly as the pods the API returns would."""
+    from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test_memqos import _with_api_noise
+    pods, configs = busy_node(12, 3)
+    pods[1]['metadata']['deletionTimestamp'] = '2026-01-01T00:00:00Z'
+    pods[2]['status']['conditions'] = [{'type': 'Ready', 'status': 'False'}]
+    pods[3]['metadata']['annotations'] = {'kubernetes.io/config.mirror': pods[3]['metadata']['uid']}
+    pods[4]['status']['containerStatuses'][0]['state'] = {'waiting': {'reason': 'CrashLoopBackOff'}}
+    pods[5]['spec']['containers'][0]['resources'] = {'limits': {'memory': 'lots'}}
+    noisy = [_with_api_noise(pod) for pod in pods]
+    results = []
+    for name, given in (('noisy', noisy), ('slim', mq.slim_pods(copy.deepcopy(noisy)))):
+        standin = build_node(CgroupV2StandIn(str(tmp_path / name)), pods)
+        res = run(capsys, check=True, pods=given, configs=configs, cgroup_root=standin.root, node_name=None)
+        res.pop('invocation', None)
+        results.append(json.loads(json.dumps(res).replace(str(tmp_path / name), 'ROOT')))
+    assert results[0] == results[1]
+    assert results[0]['ignored'] == 2 and results[0]['skipped'] >= 2
