@@ -66,7 +66,7 @@ options:
         of M(kubernetes.core.k8s_info)). Used are C(metadata) (namespace, name, uid, labels, annotations),
         C(metadata.deletionTimestamp), C(spec.nodeName), C(spec.containers[].resources), C(status.conditions),
         C(status.qosClass) and C(status.containerStatuses[]) (name, containerID, state).
-      - Only those fields (and C(apiVersion), C(kind), C(status.phase)) are sent to the node: the rest of each
+      - Only those fields (and C(apiVersion), C(kind), C(status.phase)) are sent to the node; the rest of each
         pod (C(managedFields), environment, volumes, probes, ...) is dropped on the controller, so a full node's
         pods from M(kubernetes.core.k8s_info) travel as a fraction of their size.
       - Like the Volcano agent's pod probe, only pods with the condition C(Ready=True) and no
