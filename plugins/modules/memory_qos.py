@@ -52,10 +52,12 @@ attributes:
     support: full
     details: One line per cgroup file that changes (or would change), old value before, new value after.
   action:
+    description: Part of the work is done on the controller by an action plugin of the same name.
     support: full
-    details: An action plugin on the controller cuts each pod of O(pods) down to the fields the module reads
-      before the pods are sent to the node.
+    details: The action plugin cuts each pod of O(pods) down to the fields the module reads before the pods are
+      sent to the node.
   async:
+    description: Whether the task can run with the C(async) keyword.
     support: full
   platform:
     platforms: posix
