@@ -42,6 +42,28 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ('memory.high', 'memory.low', 'memory.min')
 
+MEMORY_QOS_PLAY = '''
+- name: {title}
+  hosts: localhost
+  gather_facts: false
+  vars_files: [{vars_file}]
+  tasks:
+    - name: {task}
+      numaops.colocation.memory_qos:
+        {pods_option}
+        configs: "{{{{ configs }}}}"
+        cgroup_root: "{{{{ cgroup_root }}}}"
+        kubelet_config_path: /nonexistent
+{extra}      register: qos
+'''
+
+
+def memory_qos_play(title, task='Memory QoS for every container', vars_file='node.json',
+                    pods_option='pods: "{{ pods }}"', extra=''):
+    """One memory_qos task on the node; ``extra``: further lines of the task before its ``register``."""
+    return MEMORY_QOS_PLAY.format(title=title, task=task, vars_file=vars_file, pods_option=pods_option, extra=extra)
+
+
 PLAYBOOKS = {
     'empty': '''
 - name: An empty module call
@@ -60,70 +82,6 @@ PLAYBOOKS = {
     - name: Ping
       ansible.builtin.ping:
 ''',
-    'ours': '''
-- name: memory_qos on the node
-  hosts: localhost
-  gather_facts: false
-  vars_files: [node.json]
-  tasks:
-    - name: Memory QoS for every container
-      numaops.colocation.memory_qos:
-        pods: "{{ pods }}"
-        configs: "{{ configs }}"
-        cgroup_root: "{{ cgroup_root }}"
-        kubelet_config_path: /nonexistent
-      register: qos
-''',
-    'ours_changes': '''
-- name: memory_qos on the node, the result listing what changed only
-  hosts: localhost
-  gather_facts: false
-  vars_files: [node.json]
-  tasks:
-    - name: Memory QoS for every container
-      numaops.colocation.memory_qos:
-        pods: "{{ pods }}"
-        configs: "{{ configs }}"
-        cgroup_root: "{{ cgroup_root }}"
-        kubelet_config_path: /nonexistent
-        report: changes
-      register: qos
-''',
-    'ours_file': '''
-- name: memory_qos on the node, the pods from a file on the node
-  hosts: localhost
-  gather_facts: false
-  vars_files: [configs.json]
-  tasks:
-    - name: Memory QoS for every container
-      numaops.colocation.memory_qos:
-        pods_file: "{{ pods_file }}"
-        configs: "{{ configs }}"
-        cgroup_root: "{{ cgroup_root }}"
-        kubelet_config_path: /nonexistent
-        report: changes
-      register: qos
-''',
-    'plan': '''
-- name: The values memory_qos computes (check mode), for the loop
-  hosts: localhost
-  gather_facts: false
-  vars_files: [node.json]
-  tasks:
-    - name: Memory QoS in check mode
-      numaops.colocation.memory_qos:
-        pods: "{{ pods }}"
-        configs: "{{ configs }}"
-        cgroup_root: "{{ cgroup_root }}"
-        kubelet_config_path: /nonexistent
-      check_mode: true
-      register: qos
-    - name: Keep the result
-      ansible.builtin.copy:
-        content: "{{ qos | to_json }}"
-        dest: plan.json
-        mode: "0600"
-''',
     'loop': '''
 - name: The loop a user would write
   hosts: localhost
@@ -140,6 +98,18 @@ PLAYBOOKS = {
       loop_control:
         label: "{{ item.dir | basename }}"
       changed_when: true
+''',
+    'ours': memory_qos_play('memory_qos on the node'),
+    'ours_changes': memory_qos_play('memory_qos on the node, the result listing what changed only',
+                                    extra='        report: changes\n'),
+    'ours_file': memory_qos_play('memory_qos on the node, the pods from a file on the node', vars_file='configs.json',
+                                 pods_option='pods_file: "{{ pods_file }}"', extra='        report: changes\n'),
+    'plan': memory_qos_play('The values memory_qos computes (check mode), for the loop', task='Memory QoS in check mode',
+                            extra='      check_mode: true\n') + '''    - name: Keep the result
+      ansible.builtin.copy:
+        content: "{{ qos | to_json }}"
+        dest: plan.json
+        mode: "0600"
 ''',
 }
 
