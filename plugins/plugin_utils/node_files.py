@@ -47,15 +47,20 @@ class NodeFilesAction(ActionBase):
         return result
 
     def read_files(self, paths, task_vars, opaque=()):
-        """Read ``paths`` on the node; return ``{path: FileState}``. Text is decoded as UTF-8.
+        """Read ``paths`` on the node; return ``{path: FileState}``. Text is decoded as UTF-8. Paths that
+        ``prefetch`` read already (``file_cache``) are taken from there.
 
         Paths in ``opaque`` are files that are only judged, never edited (the kubelet's checkpoints): their bytes
         are decoded leniently (U+FFFD for what is not UTF-8, NUL kept), so that a file a crash filled with zeros is
         seen as corrupt and can be removed instead of stopping the task."""
-        result = self._node_files({'read': list(paths)}, task_vars)
+        cache = getattr(self, 'file_cache', None)
+        infos = dict((path, cache[path]) for path in paths if cache is not None and path in cache)
+        missing = [path for path in paths if path not in infos]
+        if missing:
+            infos.update(self._node_files({'read': missing}, task_vars)['files'])
         states = {}
         for path in paths:
-            info = result['files'][path]
+            info = infos[path]
             if not info.get('exists'):
                 states[path] = FileState(path, False, None, 'absent', None, None, None, info.get('link_target'),
                                          info.get('dangling_link'))
@@ -83,7 +88,28 @@ class NodeFilesAction(ActionBase):
         """
         if not writes and not remove:
             return dict(changed=False, written=[], removed=[], backup_files={})
+        cache = getattr(self, 'file_cache', None)
+        if cache is not None:
+            # what is written or removed now is no longer what was read
+            for path in [item['path'] for item in writes] + list(remove or []):
+                cache.pop(path, None)
         return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
+
+    def prefetch(self, paths, task_vars):
+        """Read ``paths`` on the node in one node_files call and keep what it returned, so that the reads of
+        later plans in the same task (``read_files``) need no round trip of their own. Returns the warnings of
+        that call; a failed read leaves the cache empty (each plan then reads, and fails, on its own)."""
+        self.file_cache = {}
+        if not paths:
+            return []
+        try:
+            result = self._node_files({'read': list(paths)}, task_vars)
+        except AnsibleActionFail:
+            return []
+        self.file_cache.update(result['files'])
+        warnings = self.temp_file_warnings()
+        self.removed_temp_files = []
+        return warnings
 
 
 def failure_text(result):

@@ -1,0 +1,145 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: node_config
+short_description: The kubelet resource managers, containerd NRI and kernel arguments of a node in one task
+version_added: 0.1.0
+description:
+  - Runs M(numaops.colocation.kubelet_config), M(numaops.colocation.containerd_nri) and
+    M(numaops.colocation.kernel_cmdline) in one task, in that order, each with the options given in O(kubelet),
+    O(containerd) and O(kernel). A concern that is left out (or null) is not touched.
+  - Each concern is done by its own module, unchanged - the same options, checks, refusals, messages and result
+    (RV(kubelet), RV(containerd), RV(kernel)). What this task saves is round trips - one task for the three
+    instead of three, and one read of the kubelet and containerd files on the node instead of one per module.
+    The role M(numaops.colocation.node_prep) plans (check mode) and applies its changes with it.
+  - An option set to null inside O(kubelet), O(containerd) or O(kernel) counts as not given, as if left out of the
+    module's task (for each of the three modules, an option that is not set leaves its key alone).
+  - In check mode every concern is planned, also after one failed, so that the message names every problem at
+    once. In a real run the first failure stops the task, the concerns after it are not run (they return
+    C(skipped), with a C(msg) saying why) and the message says which files the concerns before it had already
+    changed. Nothing is rolled back here - the role M(numaops.colocation.node_prep) takes a snapshot first and
+    puts every file back.
+  - Each module keeps its own safety - a file changed on the node between the read and the write is refused
+    (M(numaops.colocation.node_files) compares checksums), writes are atomic and keep owner, mode and links.
+author:
+  - numaops.colocation developers (@numaops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  action:
+    description: Part of the work is done on the controller by an action plugin of the same name.
+    support: full
+    details: The kubelet and containerd files are edited on the controller (which needs C(ruamel.yaml) and
+      C(tomlkit), as for M(numaops.colocation.kubelet_config) and M(numaops.colocation.containerd_nri)); the node
+      needs only Python's standard library.
+  async:
+    description: Whether the task can run with the C(async) keyword.
+    support: none
+  check_mode:
+    support: full
+    details: Each concern reports exactly what a real run would change; see each module.
+  diff_mode:
+    support: full
+    details: The diffs of every concern, as one list, in the order kubelet, containerd, kernel.
+  platform:
+    platforms: posix
+options:
+  kubelet:
+    description:
+      - The options of M(numaops.colocation.kubelet_config), as a dictionary (C(path), C(cpu_manager_policy),
+        C(reserved_system_cpus) and the rest, with the same meaning and defaults).
+      - Left out or null - the kubelet configuration is not touched and RV(kubelet) is C({changed: false,
+        skipped: true}).
+    type: dict
+  containerd:
+    description:
+      - The options of M(numaops.colocation.containerd_nri), as a dictionary (C(path), C(state), C(mode),
+        C(dropin_path) and the rest).
+      - Left out or null - containerd's configuration is not touched.
+    type: dict
+  kernel:
+    description:
+      - The options of M(numaops.colocation.kernel_cmdline), as a dictionary (C(args), C(state), C(backend) and
+        the rest).
+      - Left out or null - the boot loader is not touched.
+    type: dict
+seealso:
+  - module: numaops.colocation.kubelet_config
+  - module: numaops.colocation.containerd_nri
+  - module: numaops.colocation.kernel_cmdline
+  - module: numaops.colocation.node_files
+'''
+
+EXAMPLES = r'''
+- name: Plan all three (nothing is written)
+  numaops.colocation.node_config:
+    kubelet:
+      path: /var/lib/kubelet/config.yaml
+      cpu_manager_policy: static
+      reserved_system_cpus: "0-1"
+      topology_manager_policy: single-numa-node
+    containerd:
+      state: enabled
+      containerd_version: 1.7.24
+    kernel:
+      args: [mem_sampling_on, numa_icon=enable]
+  check_mode: true
+  register: plan
+
+- name: Apply only what the plan found
+  numaops.colocation.node_config:
+    kubelet: "{{ kubelet_options if plan.kubelet.changed else omit }}"
+    containerd: "{{ containerd_options if plan.containerd.changed else omit }}"
+  when: plan.changed
+'''
+
+RETURN = r'''
+changed:
+  description: Whether any concern changed (in check mode, would change) something.
+  returned: always
+  type: bool
+msg:
+  description: One line per concern that ran, naming its module - what it did, or why it failed.
+  returned: always
+  type: str
+  sample: "numaops.colocation.kubelet_config: /var/lib/kubelet/config.yaml: changed cpuManagerPolicy;
+    numaops.colocation.containerd_nri: ok"
+kubelet:
+  description: The result of M(numaops.colocation.kubelet_config) (see its RETURN), or C({changed: false, skipped:
+    true}) when O(kubelet) was left out or not run after an earlier failure. Its own C(failed) and C(msg) when it
+    failed.
+  returned: always
+  type: dict
+containerd:
+  description: The result of M(numaops.colocation.containerd_nri), the same way.
+  returned: always
+  type: dict
+kernel:
+  description: The result of M(numaops.colocation.kernel_cmdline), the same way (C(reboot_required) and the rest).
+  returned: always
+  type: dict
+failed_concerns:
+  description: The concerns (V(kubelet), V(containerd), V(kernel)) that failed, in order; empty on success.
+  returned: always
+  type: list
+  elements: str
+  sample: [containerd]
+'''
+
+from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
+
+
+def main():
+    action_only_main('numaops.colocation.node_config',
+                     dict(kubelet=dict(type='dict'), containerd=dict(type='dict'), kernel=dict(type='dict')))
+
+
+if __name__ == '__main__':
+    main()
