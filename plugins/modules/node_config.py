@@ -18,13 +18,13 @@ description:
   - Each concern is done by its own module, unchanged - the same options, checks, refusals, messages and result
     (RV(kubelet), RV(containerd), RV(kernel)). What this task saves is round trips - one task for the three
     instead of three, and one read of the kubelet and containerd files on the node instead of one per module.
-    The role M(numaops.colocation.node_prep) plans (check mode) and applies its changes with it.
+    The role C(numaops.colocation.node_prep) plans (check mode) and applies its changes with it.
   - An option set to null inside O(kubelet), O(containerd) or O(kernel) counts as not given, as if left out of the
     module's task (for each of the three modules, an option that is not set leaves its key alone).
   - In check mode every concern is planned, also after one failed, so that the message names every problem at
     once. In a real run the first failure stops the task, the concerns after it are not run (they return
     C(skipped), with a C(msg) saying why) and the message says which files the concerns before it had already
-    changed. Nothing is rolled back here - the role M(numaops.colocation.node_prep) takes a snapshot first and
+    changed. Nothing is rolled back here - the role C(numaops.colocation.node_prep) takes a snapshot first and
     puts every file back.
   - Each module keeps its own safety - a file changed on the node between the read and the write is refused
     (M(numaops.colocation.node_files) compares checksums), writes are atomic and keep owner, mode and links.
@@ -55,8 +55,7 @@ options:
     description:
       - The options of M(numaops.colocation.kubelet_config), as a dictionary (C(path), C(cpu_manager_policy),
         C(reserved_system_cpus) and the rest, with the same meaning and defaults).
-      - Left out or null - the kubelet configuration is not touched and RV(kubelet) is C({changed: false,
-        skipped: true}).
+      - Left out or null - the kubelet configuration is not touched, and RV(kubelet) says C(skipped=true).
     type: dict
   containerd:
     description:
@@ -112,9 +111,9 @@ msg:
   sample: "numaops.colocation.kubelet_config: /var/lib/kubelet/config.yaml: changed cpuManagerPolicy;
     numaops.colocation.containerd_nri: ok"
 kubelet:
-  description: The result of M(numaops.colocation.kubelet_config) (see its RETURN), or C({changed: false, skipped:
-    true}) when O(kubelet) was left out or not run after an earlier failure. Its own C(failed) and C(msg) when it
-    failed.
+  description: The result of M(numaops.colocation.kubelet_config) (see its RETURN), or only C(changed=false) and
+    C(skipped=true) when O(kubelet) was left out (or, in a real run, not run after an earlier failure, then with a
+    C(msg) saying so). Its own C(failed) and C(msg) when it failed.
   returned: always
   type: dict
 containerd:
