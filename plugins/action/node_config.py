@@ -45,7 +45,7 @@ def paths_to_read(asked):
         args = asked['containerd']
         paths.append(args.get('path') or containerd.DEFAULT_PATH)
         if args.get('mode') == 'dropin':
-            paths.append(args.get('dropin_path') or containerd.ARGUMENT_SPEC['dropin_path']['default'])
+            paths.append(args.get('dropin_path') or containerd.DEFAULT_DROPIN_PATH)
     unique = []
     for path in paths:
         if path not in unique:
@@ -69,8 +69,8 @@ def summary(results, failed):
     """One line per concern that ran, naming it: what it did, or why it failed."""
     lines = []
     for name, module in CONCERNS:
-        res = results.get(name)
-        if res is None or res is NOT_ASKED or res.get('skipped'):
+        res = results[name]
+        if res.get('skipped'):
             continue
         if name in failed:
             lines.append('%s: FAILED: %s' % (module, res.get('msg') or 'failed'))
