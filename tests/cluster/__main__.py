@@ -7,6 +7,7 @@
   python tests/cluster stop --dir /tmp/k8s
   python tests/cluster set-never-ready --dir /tmp/k8s ns/name ...
   python tests/cluster requests --dir /tmp/k8s [--since N]    # the audit log: what the tests' users sent
+  python tests/cluster node-kubeconfig --dir /tmp/k8s --node testnode --host 10.0.2.2 --out kubelet.conf
 
 ``start`` returns once the API serves and the nodes are Ready, leaving the processes running in their own
 process groups; it prints one JSON line (server, kubeconfig, processes, startup_seconds)
@@ -44,6 +45,12 @@ def main(argv=None):
     requests = sub.add_parser('requests', help='what the admin user sent (the audit log), as JSON')
     requests.add_argument('--dir', required=True)
     requests.add_argument('--since', type=int, default=0, help='skip this many requests')
+    nodeconf = sub.add_parser('node-kubeconfig', help="a real kubelet's kubeconfig (system:node:<node>)")
+    nodeconf.add_argument('--dir', required=True)
+    nodeconf.add_argument('--node', required=True)
+    nodeconf.add_argument('--host', default=controlplane.HOST,
+                          help='the address the node dials (%s from a QEMU guest)' % controlplane.QEMU_HOST_ALIAS)
+    nodeconf.add_argument('--out', required=True)
     never = sub.add_parser('set-never-ready')
     never.add_argument('--dir', required=True)
     never.add_argument('workloads', nargs='*')
@@ -60,6 +67,11 @@ def main(argv=None):
         time.sleep(0.5)  # kube-apiserver writes an event just after the response
         entries = controlplane.audit_requests(os.path.join(directory, 'logs', 'audit.log'))
         print(json.dumps({'requests': entries[args.since:], 'count': len(entries)}))
+        return 0
+    if args.command == 'node-kubeconfig':
+        with open(os.path.join(directory, 'state.json')) as handle:
+            plane = controlplane.ControlPlane.attach(json.load(handle))
+        print(json.dumps({'kubeconfig': plane.node_kubeconfig(args.node, os.path.abspath(args.out), args.host)}))
         return 0
     if args.command == 'set-never-ready':
         with open(os.path.join(directory, 'state.json')) as handle:

@@ -39,8 +39,13 @@ def _name(common_name, organizations=()):
 class CertificateAuthority:
     """A CA written to ``<directory>/ca.crt`` / ``ca.key`` that issues serving and client certificates."""
 
-    def __init__(self, directory, common_name='numaops-test-ca'):
+    def __init__(self, directory, common_name='numaops-test-ca', _loaded=None):
         self.directory = directory
+        self.cert_path = os.path.join(directory, 'ca.crt')
+        if _loaded:
+            self.key, self.cert = _loaded
+            self.name = self.cert.subject
+            return
         self.key = _key()
         now = datetime.datetime.now(datetime.timezone.utc)
         self.name = _name(common_name)
@@ -54,9 +59,17 @@ class CertificateAuthority:
                                                   data_encipherment=False, key_agreement=False,
                                                   encipher_only=False, decipher_only=False), critical=True)
                      .sign(self.key, hashes.SHA256()))
-        self.cert_path = os.path.join(directory, 'ca.crt')
         _write_cert(self.cert_path, self.cert)
         _write_key(os.path.join(directory, 'ca.key'), self.key)
+
+    @classmethod
+    def load(cls, directory):
+        """The CA an earlier ``CertificateAuthority(directory)`` wrote (to issue more from another process)."""
+        with open(os.path.join(directory, 'ca.key'), 'rb') as handle:
+            key = serialization.load_pem_private_key(handle.read(), password=None)
+        with open(os.path.join(directory, 'ca.crt'), 'rb') as handle:
+            cert = x509.load_pem_x509_certificate(handle.read())
+        return cls(directory, _loaded=(key, cert))
 
     def issue(self, name, common_name, organizations=(), server=False, client=False, hosts=(), ips=()):
         """Write ``<name>.crt`` / ``<name>.key``; return their paths."""

@@ -27,6 +27,9 @@ from . import certs, kwok_stages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HOST = '127.0.0.1'
+# what a QEMU guest with user-mode networking (slirp) dials to reach the host's loopback: the test VM's real
+# kubelet talks to kube-apiserver there (tests/vm), so the serving certificate names it too
+QEMU_HOST_ALIAS = '10.0.2.2'
 SERVICE_CIDR = '10.96.0.0/16'
 POD_CIDR = '10.244.0.0/16'
 ADMIN_USER = 'numaops-admin'
@@ -243,7 +246,7 @@ class ControlPlane:
         self.apiserver_cert = self.ca.issue('apiserver', 'kube-apiserver', server=True,
                                             hosts=('localhost', 'kubernetes', 'kubernetes.default',
                                                    'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'),
-                                            ips=(HOST, '10.96.0.1'))
+                                            ips=(HOST, '10.96.0.1', QEMU_HOST_ALIAS))
         self.sa_key, self.sa_pub = certs.service_account_keys(pki)
         self.admin_token = os.urandom(16).hex()
         self.fixture_token = os.urandom(16).hex()
@@ -466,6 +469,24 @@ class ControlPlane:
             os.unlink(self._path('state.json'))
         except FileNotFoundError:
             pass
+
+    def node_kubeconfig(self, node, path, host=HOST):
+        """Write a kubeconfig for a real kubelet registering Node ``node``: a client certificate of
+        ``system:node:<node>`` in group ``system:nodes`` (what the Node authorizer and the NodeRestriction
+        admission plugin expect of a kubelet), everything embedded so the one file can be copied to the node;
+        ``host`` is the address the node dials (``QEMU_HOST_ALIAS`` from the test VM)."""
+        import base64
+        ca = certs.CertificateAuthority.load(self._path('pki'))
+        cert, key = ca.issue('kubelet-' + node, 'system:node:' + node, organizations=('system:nodes',), client=True)
+
+        def data(fn):
+            with open(fn, 'rb') as handle:
+                return base64.b64encode(handle.read()).decode('ascii')
+        config = kubeconfig('https://%s:%d' % (host, self.ports['apiserver']), None,
+                            {'client-certificate-data': data(cert), 'client-key-data': data(key)})
+        config['clusters'][0]['cluster'] = {'server': config['clusters'][0]['cluster']['server'],
+                                            'certificate-authority-data': data(self._path('pki', 'ca.crt'))}
+        return write_json(path, config)
 
     def api_client(self, kubeconfig_path=None):
         """A client with the fixture's own identity (kept out of the audit log) unless a kubeconfig is named."""

@@ -73,15 +73,32 @@ configure_rootfs() {
     -e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0"/' $R/etc/default/grub
   printf 'GRUB_TERMINAL="serial console"\nGRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"\n' >>$R/etc/default/grub
   prepare_grub
-  # the node's test doubles and fixtures (see guest/README in tests/vm/README.md)
-  install -m755 "$G/kubelet-standin.py" $R/usr/local/bin/kubelet-standin
-  install -m755 "$G/kubepods-standin.py" $R/usr/local/sbin/kubepods-standin
-  install -m644 "$G/kubelet.service" $R/etc/systemd/system/kubelet.service
-  install -m644 "$G/kubepods-standin.service" $R/etc/systemd/system/kubepods-standin.service
-  install -d -m755 $R/etc/numaops-vm $R/var/lib/kubelet
-  install -m644 "$G/pods.json" $R/etc/numaops-vm/pods.json
+  # a kubeadm node's files for the real kubelet, which the scenario copies to /usr/bin/kubelet (built by
+  # scripts/upstream.sh; the image holds no Kubernetes binary): the unit and kubeadm's drop-in, the kubelet
+  # configuration, containerd's CRI set-up (systemd cgroups, CNI) and the bridge network for the pods
+  install -d -m755 $R/usr/lib/systemd/system/kubelet.service.d $R/var/lib/kubelet $R/etc/kubernetes/manifests \
+    $R/etc/kubernetes/pki $R/etc/containerd $R/etc/cni/net.d $R/var/lib/numaops-vm/images
+  install -m644 "$G/kubelet.service" $R/usr/lib/systemd/system/kubelet.service
+  install -m644 "$G/10-kubeadm.conf" $R/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf
+  install -m644 "$G/kubeadm-flags.env" $R/var/lib/kubelet/kubeadm-flags.env
   install -m644 "$G/kubelet-config.yaml" $R/var/lib/kubelet/config.yaml
-  chroot $R systemctl enable kubelet.service kubepods-standin.service >/dev/null 2>&1
+  install -m644 "$G/containerd-config.toml" $R/etc/containerd/config.toml
+  install -m644 "$G/10-numaops-bridge.conflist" $R/etc/cni/net.d/10-numaops-bridge.conflist
+  # slirp's DNS; the kubelet hands this file to the pods (resolvConf)
+  rm -f $R/etc/resolv.conf
+  printf 'nameserver 10.0.2.3\n' >$R/etc/resolv.conf
+  # the two images the pods run, made here without a registry: the sandbox from our pause.c, the workload from
+  # Debian's busybox-static; snapshot imports them into containerd's k8s.io namespace
+  gcc -static -Os -o pause "$G/pause.c"
+  python3 "$VM_DIR/oci_archive.py" $R/var/lib/numaops-vm/images/pause.tar numaops.invalid/pause:1 \
+    --entrypoint /pause --file /pause=pause >/dev/null
+  local links=() app
+  for app in $(chroot $R /bin/busybox --list); do
+    [ "$app" = busybox ] || links+=(--link "bin/$app=busybox")
+  done
+  python3 "$VM_DIR/oci_archive.py" $R/var/lib/numaops-vm/images/busybox.tar numaops.invalid/busybox:1 \
+    --entrypoint /bin/sh --file /bin/busybox=$R/bin/busybox "${links[@]}" >/dev/null
+  rm -f pause
   rm -f $R/var/cache/apt/archives/*.deb $R/var/cache/apt/*.bin
   rm -rf $R/var/lib/apt/lists/*_Packages
   log "build: rootfs configured in $(took "$t")s"
@@ -137,7 +154,8 @@ menuentry 'Debian GNU/Linux (first boot)' {
 EOF
 }
 
-# First boot, through GRUB: let Debian's update-grub write grub.cfg, wait until the node is settled (kubelet stand-in healthy, kubepods tree up),
+# First boot, through GRUB: let Debian's update-grub write grub.cfg, wait until the node is settled (containerd up
+# with the two images imported into its k8s.io namespace),
 # then save disk (snap-disk.qcow2, frozen) and memory+devices (vmstate.bin) with "migrate exec:".
 snapshot() {
   local t st=""
@@ -150,9 +168,11 @@ snapshot() {
     die "snapshot: update-grub failed in the guest"
   # shellcheck disable=SC2016  # expanded in the guest
   guest_ssh 'systemctl is-system-running --wait >/dev/null 2>&1; for i in $(seq 240); do
-      systemctl is-active -q kubepods-standin.service && python3 -c "import urllib.request as u; u.urlopen(\"http://127.0.0.1:10248/healthz\", timeout=2)" 2>/dev/null && exit 0; sleep 0.5; done
-      systemctl --no-pager status kubelet kubepods-standin >&2; exit 1' ||
-    die "snapshot: the node did not settle (kubelet stand-in / kubepods tree)"
+      systemctl is-active -q containerd.service && ctr version >/dev/null 2>&1 && break; sleep 0.5; done
+      for f in /var/lib/numaops-vm/images/*.tar; do ctr -n k8s.io images import "$f" >/dev/null || exit 1; done
+      ctr -n k8s.io images ls -q | grep -qx numaops.invalid/pause:1 && ctr -n k8s.io images ls -q | grep -qx numaops.invalid/busybox:1 && exit 0
+      systemctl --no-pager status containerd >&2; ctr -n k8s.io images ls >&2; exit 1' ||
+    die "snapshot: the node did not settle (containerd, image import)"
   # a smaller saved state: flush, drop the page cache (zero pages cost nothing in the migration stream)
   guest_ssh 'journalctl --rotate >/dev/null 2>&1; sync; echo 3 >/proc/sys/vm/drop_caches'
   log "snapshot: node settled after $(took "$t")s"

@@ -25,7 +25,7 @@ set -euo pipefail
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NUMAOPS_CACHE=${NUMAOPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/numaops-colocation}
 VM_CACHE_ROOT=$NUMAOPS_CACHE/vm
-DEPS=(qemu-system-x86 qemu-utils debootstrap e2fsprogs fdisk zstd socat openssh-client)
+DEPS=(qemu-system-x86 qemu-utils debootstrap e2fsprogs fdisk zstd socat openssh-client gcc libc6-dev)
 # shellcheck source=image.sh
 . "$VM_DIR/image.sh"
 
@@ -76,7 +76,7 @@ Fix QEMU (qemu-system-x86 with TCG), or set NUMAOPS_SKIP_VM=1 to skip the VM tes
 recipe_hash() {
   (
     cd "$VM_DIR"
-    for f in image.sh packages.txt $(find guest -type f ! -name "*.pyc" ! -path "*/__pycache__/*" | LC_ALL=C sort); do
+    for f in image.sh oci_archive.py packages.txt $(find guest -type f ! -name "*.pyc" ! -path "*/__pycache__/*" | LC_ALL=C sort); do
       printf '%s\0' "$f"
       cat "$f"
       printf '\0'
