@@ -175,6 +175,25 @@ options:
     choices: [all, changes]
     default: all
     version_added: 0.1.0
+  systemd_slices:
+    description:
+      - How the C(memory.min)/C(memory.low) of the pod, QoS-class and kubepods cgroups are written with the systemd
+        driver, where each of them is a systemd slice.
+      - systemd writes a slice's own C(MemoryMin=)/C(MemoryLow=) (0 unless set) into its cgroup again whenever it
+        re-applies the unit's settings, and the kubelet makes it do so: it updates the QoS-class slices through
+        systemd about once a minute, which puts them back to 0 within the minute after a plain file write (seen
+        on the real kubelet in the collection's VM test).
+      - V(auto) sets them as runtime properties of the slice (C(systemctl set-property --runtime <slice>
+        MemoryMin=... MemoryLow=...)), so systemd itself writes and keeps them, when the driver is systemd,
+        O(cgroup_root) is C(/sys/fs/cgroup) and the node runs systemd (C(/run/systemd/system) exists);
+        otherwise it writes the files. V(always) requires the systemd way, V(never) always writes the files.
+      - Runtime properties live in C(/run) and end with the slice (the kubelet's slices are transient units) or
+        at the next boot. Container cgroups (C(.scope) units) are always written as files, like the Volcano agent
+        does.
+    type: str
+    choices: [auto, always, never]
+    default: auto
+    version_added: 0.1.0
 '''
 
 EXAMPLES = r'''
@@ -310,11 +329,14 @@ levels:
     - {"cgroup": "kubepods.slice", "level": "kubepods", "expected": {"memory.min": "1073741824", "memory.low": "2147483648"},
        "actual": {"memory.min": "0", "memory.low": "0"}, "drift": ["memory.min", "memory.low"], "changed": true, "skipped": null}
 writes:
-  description: The writes in the order they were (or would be) made.
+  description:
+    - The writes in the order they were (or would be) made.
+    - C(via) is V(systemd) for a slice's C(memory.min)/C(memory.low) set as a runtime property of the slice (see
+      O(systemd_slices); the file is written too), V(file) for a plain write.
   returned: always
   type: list
   elements: dict
-  sample: [{"cgroup": "kubepods.slice", "file": "memory.min", "old": "0", "new": "1073741824", "level": 0}]
+  sample: [{"cgroup": "kubepods.slice", "file": "memory.min", "old": "0", "new": "1073741824", "level": 0, "via": "systemd"}]
 cgroup_driver:
   description: The cgroup driver used.
   returned: always
@@ -575,6 +597,46 @@ def detect_driver(module, root, kubelet_root):
                        else 'neither kubepods.slice nor kubepods'))
 
 
+SYSTEMD_PROPERTIES = {'memory.min': 'MemoryMin', 'memory.low': 'MemoryLow'}
+
+
+def use_systemd(params, driver, root):
+    """Whether the slices' protection goes through systemd (option systemd_slices); raises NodeError for always
+    where it cannot."""
+    mode = params['systemd_slices']
+    if mode == 'never':
+        return False
+    why = None
+    if driver != 'systemd':
+        why = 'the cgroup driver is %s' % driver
+    elif root != '/sys/fs/cgroup':
+        why = 'cgroup_root is %s, not /sys/fs/cgroup' % root
+    elif not os.path.isdir('/run/systemd/system'):
+        why = 'the node does not run systemd (no /run/systemd/system)'
+    if why and mode == 'always':
+        raise NodeError('systemd_slices=always, but %s; allowed there: auto or never' % why)
+    return why is None
+
+
+def slice_properties(writes):
+    """{slice cgroup: {file: value}} of the writes to .slice cgroups that systemd properties can carry, in order."""
+    out = {}
+    for write in writes:
+        if write['cgroup'].endswith('.slice') and write['file'] in SYSTEMD_PROPERTIES:
+            out.setdefault(write['cgroup'], {})[write['file']] = write['new']
+    return out
+
+
+def set_slice(module, cgroup, values):
+    """systemctl set-property --runtime <slice> MemoryMin=... MemoryLow=...; raises NodeError when it fails."""
+    unit = os.path.basename(cgroup)
+    argv = ['systemctl', 'set-property', '--runtime', unit]
+    argv += ['%s=%s' % (SYSTEMD_PROPERTIES[f], values[f]) for f in sorted(values)]
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        raise NodeError('%s failed (exit %d): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
+
+
 def write_value(path, text):
     """Write like `echo value > file` but never create the file (the kernel refuses unknown files)."""
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, 'O_NOFOLLOW', 0))
@@ -750,16 +812,31 @@ def run(module):
     vanished = {}
     mismatched = []
     unreadable = []
+    via_systemd = use_systemd(params, driver, root)
+    slices = slice_properties(result['writes']) if via_systemd else {}
+    for write in result['writes']:
+        write['via'] = 'systemd' if write['cgroup'] in slices and write['file'] in slices[write['cgroup']] else 'file'
     if not module.check_mode:
+        slices_set = set()
         for write in result['writes']:
             if write['cgroup'] in vanished:
                 vanished[write['cgroup']].append(write['file'])
                 continue
             path = os.path.join(tree.abspath(write['cgroup']), write['file'])
             try:
+                if write['via'] == 'systemd':
+                    if write['cgroup'] not in slices_set:
+                        if not os.path.isdir(tree.abspath(write['cgroup'])):
+                            raise IOError(errno.ENOENT, 'the slice is gone', path)
+                        # all of the slice's values in one call, at the place of its first write (the order
+                        # of plan_node: children before their parents)
+                        set_slice(module, write['cgroup'], slices[write['cgroup']])
+                        slices_set.add(write['cgroup'])
+                # the file too: systemd may apply the property after its answer, and the value read back
+                # below must be the one written (systemd then writes the same value)
                 write_value(path, write['new'])
-            except (IOError, OSError) as exc:
-                if exc.errno in VANISHED:
+            except (IOError, OSError, NodeError) as exc:
+                if isinstance(exc, (IOError, OSError)) and exc.errno in VANISHED:
                     vanished[write['cgroup']] = [write['file']]
                     continue
                 raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
@@ -823,6 +900,7 @@ def main():
             hierarchy=dict(type='bool', default=True),
             page_size=dict(type='int'),
             report=dict(type='str', choices=list(mq.REPORTS), default='all'),
+            systemd_slices=dict(type='str', choices=['auto', 'always', 'never'], default='auto'),
         ),
         mutually_exclusive=[('pods', 'pods_file')],
         required_one_of=[('pods', 'pods_file')],

@@ -667,3 +667,119 @@ def test_slimmed_pods_give_the_same_result(capsys, tmp_path):
         results.append(json.loads(json.dumps(res).replace(str(tmp_path / name), 'ROOT')))
     assert results[0] == results[1]
     assert results[0]['ignored'] == 2 and results[0]['skipped'] >= 2
+
+
+# ---------------------------------------------------------------- slices through systemd (systemd_slices)
+# The real kubelet updates the QoS-class slices through systemd about once a minute, and systemd then writes the
+# slice's own MemoryMin=/MemoryLow= (0) into the cgroup again: seen in the VM test, where a plain file write of
+# kubepods-burstable.slice's memory.low was 0 again within 30 s. Here systemctl is recorded, not run.
+
+def test_slice_properties_only_slices_and_protection():
+    writes = [{'cgroup': 'kubepods.slice/a.slice/cri-containerd-x.scope', 'file': 'memory.low', 'new': '1'},
+              {'cgroup': 'kubepods.slice/a.slice', 'file': 'memory.min', 'new': '4096'},
+              {'cgroup': 'kubepods.slice/a.slice', 'file': 'memory.low', 'new': '8192'},
+              {'cgroup': 'kubepods.slice', 'file': 'memory.low', 'new': '8192'},
+              {'cgroup': 'kubepods', 'file': 'memory.low', 'new': '8192'}]
+    assert memory_qos.slice_properties(writes) == {
+        'kubepods.slice/a.slice': {'memory.min': '4096', 'memory.low': '8192'},
+        'kubepods.slice': {'memory.low': '8192'}}
+
+
+@pytest.mark.parametrize('mode, driver, root, runs_systemd, expected', [
+    ('never', 'systemd', '/sys/fs/cgroup', True, False),
+    ('auto', 'systemd', '/sys/fs/cgroup', True, True),
+    ('auto', 'cgroupfs', '/sys/fs/cgroup', True, False),
+    ('auto', 'systemd', '/tmp/tree', True, False),
+    ('auto', 'systemd', '/sys/fs/cgroup', False, False),
+    ('always', 'systemd', '/sys/fs/cgroup', True, True),
+    ('always', 'cgroupfs', '/sys/fs/cgroup', True, 'the cgroup driver is cgroupfs'),
+    ('always', 'systemd', '/tmp/tree', True, 'cgroup_root is /tmp/tree, not /sys/fs/cgroup'),
+    ('always', 'systemd', '/sys/fs/cgroup', False, 'the node does not run systemd'),
+])
+def test_use_systemd(monkeypatch, mode, driver, root, runs_systemd, expected):
+    real_isdir = os.path.isdir
+    monkeypatch.setattr(memory_qos.os.path, 'isdir',
+                        lambda p: runs_systemd if p == '/run/systemd/system' else real_isdir(p))
+    if isinstance(expected, bool):
+        assert memory_qos.use_systemd({'systemd_slices': mode}, driver, root) is expected
+    else:
+        with pytest.raises(memory_qos.NodeError) as err:
+            memory_qos.use_systemd({'systemd_slices': mode}, driver, root)
+        assert 'systemd_slices=always, but ' + expected in str(err.value)
+        assert 'allowed there: auto or never' in str(err.value)
+
+
+def tree_contents(root):
+    out = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            with open(os.path.join(dirpath, name)) as handle:
+                out[os.path.relpath(os.path.join(dirpath, name), root)] = handle.read()
+    return out
+
+
+@pytest.fixture
+def systemctl(monkeypatch):
+    """systemd_slices in effect on the stand-in tree; every command the module runs is recorded, rc from rcs."""
+    calls = []
+    rcs = {}
+    monkeypatch.setattr(memory_qos, 'use_systemd', lambda params, driver, root: params['systemd_slices'] != 'never')
+
+    def run_command(self, argv, **kwargs):
+        calls.append(list(argv))
+        return rcs.get(argv[3], 0), '', 'Failed to set unit properties on %s: Unit not loaded.' % argv[3]
+    monkeypatch.setattr(memory_qos.AnsibleModule, 'run_command', run_command)
+    return calls, rcs
+
+
+def test_slices_go_through_systemd_containers_through_files(capsys, node, systemctl):
+    calls, _rcs = systemctl
+    standin, pods, configs = node
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True and res['skipped'] == 0, res
+    slices = {}
+    for w in res['writes']:
+        assert w['via'] == ('systemd' if w['cgroup'].endswith('.slice') else 'file'), w
+        if w['via'] == 'systemd':
+            slices.setdefault(os.path.basename(w['cgroup']), {})[w['file']] = w['new']
+    assert slices and 'kubepods.slice' in slices
+    # one call per slice, with all of its values, as runtime properties
+    assert sorted(c[3] for c in calls) == sorted(slices)
+    for argv in calls:
+        assert argv[:3] == ['systemctl', 'set-property', '--runtime']
+        names = {'memory.min': 'MemoryMin', 'memory.low': 'MemoryLow'}
+        assert argv[4:] == ['%s=%s' % (names[f], v) for f, v in sorted(slices[argv[3]].items())]
+    # the files hold the values as well (systemd may apply a property after answering)
+    assert standin.settle() == []
+    again = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert again['changed'] is False and again['writes'] == []
+    assert len(calls) == len(slices)
+
+
+def test_check_mode_says_which_writes_go_through_systemd(capsys, node, systemctl):
+    calls, _rcs = systemctl
+    standin, pods, configs = node
+    files = tree_contents(standin.root)
+    res = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True
+    assert {w['via'] for w in res['writes'] if w['cgroup'].endswith('.slice')} == {'systemd'}
+    assert calls == [] and tree_contents(standin.root) == files
+
+
+def test_systemd_slices_never_writes_files_only(capsys, node, systemctl):
+    calls, _rcs = systemctl
+    standin, pods, configs = node
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_slices='never')
+    assert res['changed'] is True and calls == []
+    assert {w['via'] for w in res['writes']} == {'file'}
+
+
+def test_a_failing_systemctl_fails_naming_the_command_and_what_was_written(capsys, node, systemctl):
+    _calls, rcs = systemctl
+    standin, pods, configs = node
+    rcs['kubepods-burstable.slice'] = 1
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res.get('failed') is True
+    assert 'systemctl set-property --runtime kubepods-burstable.slice MemoryLow=' in res['msg']
+    assert 'failed (exit 1): Failed to set unit properties on kubepods-burstable.slice: Unit not loaded.' in res['msg']
+    assert 'earlier writes were made' in res['msg']
