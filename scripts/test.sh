@@ -6,13 +6,14 @@
 #   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
 #   scripts/test.sh integration:kernel_cmdline   one integration target (integration:a,b for several)
 #
-# Stages: upstream unit kubelets sanity units integration lint build molecule
-# upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the newest
-# containerd, which the corpus test and the containerd integration target load our files into, and the test
-# control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok) with
-# Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets builds the kubelets of the oldest and
-# the newest release kubelet_config knows (1.31, 1.37) and runs the real-kubelet agreement test with them
-# (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
+# Stages: upstream unit kubelets sanity units integration lint build molecule (and vmimage: the VM's image and
+# its selftest, which molecule:vm does itself when run alone)
+# upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the
+# kubelets of the oldest and the newest release kubelet_config knows (1.31, 1.37), which the test VM's node
+# runs; the newest containerd, which the corpus test and the containerd integration target load our files into;
+# the test control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok)
+# with Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets runs
+# the real-kubelet agreement test with the two kubelets (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
 # cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so).
 set -euo pipefail
@@ -20,10 +21,11 @@ source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build molecule)
-UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-containerd kubernetes etcd kwok volcano}
+UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
-# the molecule scenarios that start the test control plane (tests/cluster) in their prepare step
-CLUSTER_SCENARIOS="colocation_cluster colocation_controller memory_qos_role node_prep node_prep_failure"
+# the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
+# create step, and its node runs the real kubelets)
+CLUSTER_SCENARIOS="colocation_cluster colocation_controller memory_qos_role node_prep node_prep_failure vm"
 STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
 PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -101,6 +103,17 @@ stage_build() {
   done
   rm -rf "$out"
 }
+# the test VM's image (built once per recipe, cached) and the selftest of the raw node; in a whole run this is a
+# job of its own that needs nothing built by Go, so the image is ready when molecule:vm starts after upstream
+stage_vmimage() {
+  if [ "${NUMAOPS_SKIP_VM:-0}" = 1 ]; then
+    echo "!!! the test VM's image and selftest SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
+    return 0
+  fi
+  log "tests/vm/vm.sh image (built when the recipe changed, else cached) and selftest (the raw test node)"
+  bash tests/vm/vm.sh image
+  bash tests/vm/vm.sh selftest
+}
 stage_molecule() {
   log "molecule scenarios (extensions/molecule)"
   local s name only=",${1:-},"
@@ -114,8 +127,9 @@ stage_molecule() {
       continue
     fi
     [[ " $CLUSTER_SCENARIOS " != *" $name "* ]] || ensure_upstream
-    if [ "$name" = vm ]; then
-      log "tests/vm/vm.sh selftest (the raw test node and its stand-ins, before the vm scenario)"
+    if [ "$name" = vm ] && [ -z "${NUMAOPS_LANE:-}" ]; then
+      # in a whole run the vmimage job did this
+      log "tests/vm/vm.sh selftest (the raw test node, before the vm scenario)"
       bash tests/vm/vm.sh selftest
     fi
     log "molecule test -s $name"
@@ -133,7 +147,9 @@ stage_molecule() {
 # containerd after the upstream stage.
 if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
   # molecule:vm itself says loudly when NUMAOPS_SKIP_VM=1 skips it (stage_molecule)
-  JOBS=(upstream molecule:vm)
+  # the VM's image beside the Go builds; the vm scenario (the longest job) first once they are done: its node runs
+  # the real kubelets and joins the control plane the upstream stage builds
+  JOBS=(upstream vmimage molecule:vm@upstream)
   # the cluster-side tests (unit, units, integration, the molecule scenarios in CLUSTER_SCENARIOS) run on the
   # control plane the upstream stage builds; the other scenarios need nothing of it
   JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller@upstream molecule:node_prep@upstream)
