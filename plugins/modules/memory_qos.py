@@ -180,7 +180,7 @@ options:
       - How the C(memory.min)/C(memory.low) of the pod, QoS-class and kubepods cgroups are written with the systemd
         driver, where each of them is a systemd slice.
       - systemd writes a slice's own C(MemoryMin=)/C(MemoryLow=) (0 unless set) into its cgroup again whenever it
-        re-applies the unit's settings, and the kubelet makes it do so: it updates the QoS-class slices through
+        re-applies the unit's settings, and the kubelet makes it do so; it updates the QoS-class slices through
         systemd about once a minute, which puts them back to 0 within the minute after a plain file write (seen
         on the real kubelet in the collection's VM test).
       - V(auto) sets them as runtime properties of the slice (C(systemctl set-property --runtime <slice>
