@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -98,7 +97,7 @@ def archive(name, entrypoint, files, links, cmd=None, arch='amd64'):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('out')
     parser.add_argument('name', help='image name with tag, e.g. registry.k8s.io/pause:3.10')
     parser.add_argument('--entrypoint', nargs='+', required=True)
