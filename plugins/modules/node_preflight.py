@@ -93,6 +93,16 @@ options:
     description: The os-release file.
     type: path
     default: /etc/os-release
+  lock:
+    description:
+      - Take the node lock first, in the same task (M(numaops.colocation.node_lock) with V(state=present) and these
+        of its options - C(path), C(run_id) (required), C(job_id), C(playbook), C(stale_after)). Handled by the
+        action plugin - one task instead of two.
+      - When another run holds the lock, the task fails with node_lock's message (naming the holder) and reads
+        nothing; in check mode it only reports the holder (RV(lock)), as node_lock does. When the read fails after
+        the lock was taken, the lock is released again.
+      - Not taken when not given.
+    type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
 seealso:
@@ -158,6 +168,14 @@ os:
   description: C(release) (the os-release values), C(machine) and C(nodename) (C(uname)).
   returned: always
   type: dict
+lock:
+  description:
+    - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
+      C(msg) when another run holds the lock in check mode); C(released_after_failure) when the read failed after
+      the lock was taken and the lock was released again.
+  returned: when O(lock) is given
+  type: dict
+  sample: {outcome: acquired, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}, locked_by_other: false}
 '''
 
 import os
@@ -185,6 +203,8 @@ ARGUMENT_SPEC = dict(
     sysfs_node_dir=dict(type='path'),
     proc_meminfo_path=dict(type='path'),
     os_release_path=dict(type='path', default='/etc/os-release'),
+    # taken by the action plugin before the module runs (numaops.colocation.node_lock); ignored here
+    lock=dict(type='dict'),
 )
 
 
