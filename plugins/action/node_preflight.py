@@ -2,87 +2,14 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Action plugin for numaops.colocation.node_preflight: with O(lock), takes the node lock first (the
-numaops.colocation.node_lock action, unchanged: the same checks, stale takeover and messages) and then reads the
-node, in one task. A held lock fails the task before anything is read; a read that fails after the lock was taken
-releases the lock again, so that a failed task never leaves this run's lock behind."""
+"""Action plugin for numaops.colocation.node_preflight: with ``lock``, takes the node lock first (node_lock) and
+then reads the node, in one task; a read that fails after the lock was taken releases the lock again."""
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
-MODULE = 'numaops.colocation.node_preflight'
-LOCK = 'numaops.colocation.node_lock'
-# what the lock options of this task may carry (node_lock's own options; its state is always present here)
-LOCK_OPTIONS = frozenset(('path', 'run_id', 'job_id', 'playbook', 'stale_after'))
-TAKEN = ('acquired', 'refreshed', 'taken_over')
+from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 
 
-def sub_action(action, module, args):
-    """The action plugin of ``module`` for a copy of ``action``'s task with ``args`` (what node_config does)."""
-    task = action._task.copy()
-    task.args = args
-    task.action = module
-    task._resolved_action = module
-    return action._shared_loader_obj.action_loader.get(
-        module, task=task, connection=action._connection, play_context=action._play_context, loader=action._loader,
-        templar=action._templar, shared_loader_obj=action._shared_loader_obj)
+class ActionModule(LockFirstAction):
 
-
-def run_lock(action, args, task_vars):
-    """Run the node_lock action with ``args``; returns its result (a failure as a result with ``failed``)."""
-    try:
-        res = sub_action(action, LOCK, args).run(task_vars=task_vars)
-    except AnsibleActionFail as err:
-        res = dict(getattr(err, 'result', None) or {})
-        res.update(failed=True, changed=False, msg=err.message)
-    res = dict(res)
-    res.pop('invocation', None)
-    return res
-
-
-class ActionModule(ActionBase):
-
-    TRANSFERS_FILES = False
-
-    def run(self, tmp=None, task_vars=None):
-        self._supports_check_mode = True
-        self._supports_async = False
-        task_vars = task_vars or {}
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        args = dict(self._task.args)
-        lock_args = args.pop('lock', None)
-        warnings = []
-        lock = None
-        try:
-            if lock_args is not None:
-                if not isinstance(lock_args, dict) or not lock_args.get('run_id') or set(lock_args) - LOCK_OPTIONS:
-                    raise AnsibleActionFail(
-                        'numaops.colocation.node_preflight: lock must be a dictionary with run_id and optionally %s '
-                        '(the options of numaops.colocation.node_lock), not %r. Nothing was changed.'
-                        % (', '.join(sorted(LOCK_OPTIONS - {'run_id'})), lock_args))
-                lock = run_lock(self, dict(lock_args, state='present'), task_vars)
-                warnings.extend(lock.pop('warnings', None) or [])
-                if lock.get('failed'):
-                    # held by another run (or unreadable): nothing is read
-                    result.update(failed=True, changed=False, msg=lock.get('msg'), lock=lock)
-                    if warnings:
-                        result['warnings'] = warnings
-                    return result
-            res = self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars)
-            res = dict(res)
-            res.pop('invocation', None)
-            warnings.extend(res.pop('warnings', None) or [])
-            if res.get('failed') and lock is not None and lock.get('outcome') in TAKEN:
-                released = run_lock(self, dict(path=lock_args.get('path'), run_id=lock_args['run_id'], state='absent'),
-                                    task_vars)
-                lock = dict(lock, released_after_failure=released.get('outcome', released.get('msg')))
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
-        result.update(res)
-        if lock is not None:
-            result['lock'] = lock
-        if warnings:
-            result['warnings'] = warnings
-        return result
+    MODULE = 'numaops.colocation.node_preflight'
+    RELEASE_ON_FAILURE = True

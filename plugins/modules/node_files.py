@@ -89,6 +89,16 @@ options:
         configuration files are a few kilobytes.
     type: int
     default: 1048576
+  lock:
+    description:
+      - Take or renew the node lock first, in the same task (M(numaops.colocation.node_lock) with V(state=present)
+        and these of its options - C(path), C(run_id) (required), C(job_id), C(playbook), C(stale_after)). Handled by
+        the action plugin - one task instead of two (C(numaops.colocation.node_prep) renews its lock and snapshots
+        the files about to change in one task).
+      - When another run holds the lock, the task fails with node_lock's message (naming the holder) and nothing is
+        read, written or copied. The lock is not released when the module fails afterwards.
+      - Not taken when not given.
+    type: dict
   remove:
     description:
       - Regular files to remove, when they exist (after the writes succeed). A directory is refused.
@@ -195,6 +205,11 @@ backup_files:
   type: dict
   sample:
     /etc/containerd/config.toml: /etc/containerd/config.toml.12345.2026-11-29@22:41:25~
+lock:
+  description: The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(age), C(stale)).
+  returned: when O(lock) is given
+  type: dict
+  sample: {outcome: refreshed, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}}
 '''
 
 import base64
@@ -229,6 +244,8 @@ ARGUMENT_SPEC = dict(
         strip_prefix=dict(type='str', default=''),
     )),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
+    # taken or renewed by the action plugin before the module runs (numaops.colocation.node_lock); ignored here
+    lock=dict(type='dict'),
 )
 
 
