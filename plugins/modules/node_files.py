@@ -33,6 +33,7 @@ author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - numaops.colocation.node_lock_option
 attributes:
   check_mode:
     support: full
@@ -89,16 +90,6 @@ options:
         configuration files are a few kilobytes.
     type: int
     default: 1048576
-  lock:
-    description:
-      - Take or renew the node lock first, in the same task (M(numaops.colocation.node_lock) with V(state=present)
-        and these of its options - C(path), C(run_id) (required), C(job_id), C(playbook), C(stale_after)). Handled by
-        the action plugin - one task instead of two (C(numaops.colocation.node_prep) renews its lock and snapshots
-        the files about to change in one task).
-      - When another run holds the lock, the task fails with node_lock's message (naming the holder) and nothing is
-        read, written or copied. The lock is not released when the module fails afterwards.
-      - Not taken when not given.
-    type: dict
   remove:
     description:
       - Regular files to remove, when they exist (after the writes succeed). A directory is refused.
@@ -222,6 +213,7 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, NodeFileError, TempFile, check_writable, dangling_link, read_limited, remove_stale_temp_files,
     write_error, write_target,
@@ -244,8 +236,8 @@ ARGUMENT_SPEC = dict(
         strip_prefix=dict(type='str', default=''),
     )),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
-    # taken or renewed by the action plugin before the module runs (numaops.colocation.node_lock); ignored here
-    lock=dict(type='dict'),
+    # taken or renewed first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
+    lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
 )
 
 
@@ -347,6 +339,17 @@ def run(module):
 
     def fail(msg):
         module.fail_json(msg=msg, **result)
+
+    if params['lock'] is not None:
+        # the node lock first (node_lock's work, in this call): held by another run, nothing else is done and the
+        # action plugin decides (a stale lock is taken over by running this module again; otherwise the task fails)
+        result['lock'] = {}
+        try:
+            nodelock.step(params['lock'], module.check_mode, result['lock'])
+        except nodelock.LockError as err:
+            fail(str(err))
+        if result['lock']['outcome'] == 'held' and not module.check_mode:
+            return result
 
     snapshot = params['snapshot']
     for path in (snapshot or {}).get('paths') or []:
