@@ -16,7 +16,7 @@ options:
       - Take (or renew) the node lock of M(numaops.colocation.node_lock) first, in the same module call - one round
         trip instead of two. Not taken when not given.
       - When another run holds the lock, nothing else is done and the task fails with node_lock's message naming the
-        holder (in check mode: RV(lock) reports the holder and a warning says it, as node_lock does). A stale lock is
+        holder (in check mode RV(lock) reports the holder and a warning says it, as node_lock does). A stale lock is
         taken over with a warning, as node_lock does (the action plugin runs the module again, naming the stale
         holder).
       - Give O(lock.run_id) and, as wanted, O(lock.path), O(lock.job_id), O(lock.playbook), O(lock.stale_after); the

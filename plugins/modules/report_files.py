@@ -14,11 +14,11 @@ version_added: 0.1.0
 description:
   - Creates O(dir) on the controller when it is missing (with its parents, mode 0755) and writes each file of
     O(files) into it, replacing it atomically (a temporary file in the same directory, then a rename), mode O(mode).
-  - Runs entirely in the action plugin, on the controller, whatever host the task runs for: no module is sent
-    anywhere (the C(ansible.builtin.file) + C(ansible.builtin.copy) tasks it replaces in the collection's playbooks
-    ran three to five modules on the controller for two files).
-  - The files are the run's report (C(playbooks/node_prep.yml), C(playbooks/audit.yml)), not a change of a node: the
-    collection's playbooks run it with C(changed_when=false) and C(check_mode=false).
+  - Runs entirely in the action plugin, on the controller, whatever host the task runs for, so no module is sent
+    anywhere. (The C(ansible.builtin.file) and C(ansible.builtin.copy) tasks it replaces in the collection's
+    playbooks ran three to five modules on the controller for two files.)
+  - The files are the run's report (C(playbooks/node_prep.yml), C(playbooks/audit.yml)), not a change of a node, so
+    the collection's playbooks run it with C(changed_when=false) and C(check_mode=false).
 author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:

@@ -37,8 +37,8 @@ def runs_fixture(tmp_path_factory):
     task('take', 'numaops.colocation.node_preflight',
          {'lock': {'path': lock, 'run_id': 'run-a', 'playbook': 'test', 'job_id': '42'}, 'kubelet': False})
     task('other', 'numaops.colocation.node_preflight', {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False})
-    task('other check', 'numaops.colocation.node_preflight', {'lock': {'path': lock, 'run_id': 'run-b'},
-                                                               'kubelet': False}, check_mode=True)
+    task('other check', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False}, check_mode=True)
     task('renew and snapshot', 'numaops.colocation.node_files',
          {'lock': {'path': lock, 'run_id': 'run-a'}, 'snapshot': {'paths': [str(config)], 'dest': str(base / 'b1')}})
     task('snapshot of another run', 'numaops.colocation.node_files',
