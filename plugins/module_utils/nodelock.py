@@ -160,3 +160,56 @@ def release(path, run_id):
             return 'absent', None
         raise LockError('%s cannot be removed: %s' % (path, err))
     return 'released', current
+
+
+# The options of the node_lock module, also the suboptions of the ``lock`` option of node_preflight and node_files
+# (which take or renew the lock in their own module call, before their work).
+DEFAULT_PATH = '/var/lib/numaops-colocation/node.lock'
+OPTIONS_SPEC = dict(
+    path=dict(type='path', default=DEFAULT_PATH),
+    state=dict(type='str', choices=['present', 'absent', 'query'], default='present'),
+    run_id=dict(type='str'),
+    job_id=dict(type='str', default=''),
+    playbook=dict(type='str', default=''),
+    stale_after=dict(type='int', default=21600),
+    controller=dict(type='str'),
+    pid=dict(type='int'),
+    started=dict(type='str'),
+    takeover_run_id=dict(type='str'),
+)
+TAKEN = ('acquired', 'refreshed', 'taken_over')
+
+
+def step(params, check_mode, result):
+    """What the node_lock module does on the node, for ``params`` (its options): fills ``result`` (outcome, holder,
+    locked_by_other, stale, age) and returns it; raises LockError (``result`` then holds what was known).
+
+    ``query`` and check mode only read the lock; ``absent`` removes it when ``run_id`` holds it; ``present`` takes
+    it (``held`` when another run has it: nothing is written, the caller decides whether it is stale)."""
+    path = params.get('path') or DEFAULT_PATH
+    result.update(changed=False, holder={}, locked_by_other=False, stale='')
+    state = params.get('state') or 'present'
+    if state == 'query' or check_mode:
+        holder, age = read_lock(path)
+        result['holder'] = holder or {}
+        if age is not None:
+            result['age'] = int(age)
+        other = bool(holder) and holder.get('run_id') != params.get('run_id')
+        result['locked_by_other'] = other
+        if state == 'absent':
+            result['outcome'] = 'absent' if not holder else ('not_ours' if other else 'released')
+        else:
+            result['outcome'] = 'held' if other else ('absent' if not holder else 'refreshed')
+        return result
+    if state == 'absent':
+        outcome, holder = release(path, params.get('run_id'))
+        result.update(outcome=outcome, holder=holder if outcome == 'not_ours' else {})
+        return result
+    holder = dict(run_id=params.get('run_id'), controller=params.get('controller') or '', pid=params.get('pid'),
+                  job_id=params.get('job_id') or '', started=params.get('started') or '',
+                  playbook=params.get('playbook') or '')
+    outcome, current, age = acquire(path, holder, params.get('takeover_run_id'))
+    result.update(outcome=outcome, holder=current or {}, locked_by_other=outcome == 'held')
+    if age is not None:
+        result['age'] = int(age)
+    return result

@@ -33,6 +33,7 @@ author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - numaops.colocation.node_lock_option
 attributes:
   check_mode:
     support: full
@@ -195,6 +196,11 @@ backup_files:
   type: dict
   sample:
     /etc/containerd/config.toml: /etc/containerd/config.toml.12345.2026-11-29@22:41:25~
+lock:
+  description: The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(age), C(stale)).
+  returned: when O(lock) is given
+  type: dict
+  sample: {outcome: refreshed, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}}
 '''
 
 import base64
@@ -207,6 +213,7 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, NodeFileError, TempFile, check_writable, dangling_link, read_limited, remove_stale_temp_files,
     write_error, write_target,
@@ -229,6 +236,8 @@ ARGUMENT_SPEC = dict(
         strip_prefix=dict(type='str', default=''),
     )),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
+    # taken or renewed first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
+    lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
 )
 
 
@@ -330,6 +339,17 @@ def run(module):
 
     def fail(msg):
         module.fail_json(msg=msg, **result)
+
+    if params['lock'] is not None:
+        # the node lock first (node_lock's work, in this call): held by another run, nothing else is done and the
+        # action plugin decides (a stale lock is taken over by running this module again; otherwise the task fails)
+        result['lock'] = {}
+        try:
+            nodelock.step(params['lock'], module.check_mode, result['lock'])
+        except nodelock.LockError as err:
+            fail(str(err))
+        if result['lock']['outcome'] == 'held' and not module.check_mode:
+            return result
 
     snapshot = params['snapshot']
     for path in (snapshot or {}).get('paths') or []:

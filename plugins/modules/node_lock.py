@@ -132,52 +132,18 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 
-ARGUMENT_SPEC = dict(
-    path=dict(type='path', default='/var/lib/numaops-colocation/node.lock'),
-    state=dict(type='str', choices=['present', 'absent', 'query'], default='present'),
-    run_id=dict(type='str'),
-    job_id=dict(type='str', default=''),
-    playbook=dict(type='str', default=''),
-    stale_after=dict(type='int', default=21600),
-    controller=dict(type='str'),
-    pid=dict(type='int'),
-    started=dict(type='str'),
-    takeover_run_id=dict(type='str'),
-)
+ARGUMENT_SPEC = nodelock.OPTIONS_SPEC
 
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
                            required_if=[('state', 'present', ['run_id']), ('state', 'absent', ['run_id'])])
-    params = module.params
-    path = params['path']
-    result = dict(changed=False, holder={}, locked_by_other=False, stale='')
+    result = {}
     try:
-        if params['state'] == 'query' or module.check_mode:
-            holder, age = nodelock.read_lock(path)
-            result['holder'] = holder or {}
-            if age is not None:
-                result['age'] = int(age)
-            other = bool(holder) and holder.get('run_id') != params['run_id']
-            result['locked_by_other'] = other
-            if params['state'] == 'absent':
-                result['outcome'] = 'absent' if not holder else ('not_ours' if other else 'released')
-            else:
-                result['outcome'] = 'held' if other else ('absent' if not holder else 'refreshed')
-            module.exit_json(**result)
-        if params['state'] == 'absent':
-            outcome, holder = nodelock.release(path, params['run_id'])
-            result.update(outcome=outcome, holder=holder if outcome == 'not_ours' else {})
-            module.exit_json(**result)
-        holder = dict(run_id=params['run_id'], controller=params['controller'] or '', pid=params['pid'],
-                      job_id=params['job_id'], started=params['started'] or '', playbook=params['playbook'])
-        outcome, current, age = nodelock.acquire(path, holder, params['takeover_run_id'])
-        result.update(outcome=outcome, holder=current or {}, locked_by_other=outcome == 'held')
-        if age is not None:
-            result['age'] = int(age)
-        module.exit_json(**result)
+        nodelock.step(module.params, module.check_mode, result)
     except nodelock.LockError as err:
         module.fail_json(msg=str(err), **result)
+    module.exit_json(**result)
 
 
 if __name__ == '__main__':

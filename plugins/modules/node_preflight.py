@@ -23,11 +23,15 @@ description:
     C(Environment=) and C(EnvironmentFile=) expanded (among O(kubelet_env_files)), the C(--config) flag of the
     effective C(ExecStart=) - or else the first of O(kubelet_config_candidates) that exists; and whether it exists.
   - A file that is missing or unreadable is returned with V(null) content and the reason; the caller decides.
-    Reads only; changes nothing; the same in check mode. Python standard library only on the node.
+    Reads only; changes nothing but the node lock (O(lock)); the same in check mode. Python standard library only
+    on the node.
+  - With O(lock), the lock is taken before anything is read; when the module fails after taking it, it releases it
+    again, so that a failed pre-flight leaves no lock behind.
 author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - numaops.colocation.node_lock_option
 attributes:
   check_mode:
     support: full
@@ -158,6 +162,14 @@ os:
   description: C(release) (the os-release values), C(machine) and C(nodename) (C(uname)).
   returned: always
   type: dict
+lock:
+  description:
+    - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
+      C(msg) when another run holds the lock in check mode); C(released_after_failure) when the read failed after
+      the lock was taken and the lock was released again.
+  returned: when O(lock) is given
+  type: dict
+  sample: {outcome: acquired, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}, locked_by_other: false}
 '''
 
 import os
@@ -165,7 +177,7 @@ import posixpath
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.numaops.colocation.plugins.module_utils import preflight
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock, preflight
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, NodeFileError, read_limited
 
 ARGUMENT_SPEC = dict(
@@ -185,6 +197,8 @@ ARGUMENT_SPEC = dict(
     sysfs_node_dir=dict(type='path'),
     proc_meminfo_path=dict(type='path'),
     os_release_path=dict(type='path', default='/etc/os-release'),
+    # taken first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
+    lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
 )
 
 
@@ -253,9 +267,40 @@ def kubelet_facts(module, params):
     }
 
 
+def take_lock(module, params):
+    """The node lock first (node_lock's work, in this call): its result, or None without the lock option. When
+    another run holds it, the module exits having read nothing (the action plugin decides: a stale lock is taken
+    over by running the module again, otherwise the task fails naming the holder). Once taken, a failure of the
+    module releases it again."""
+    if params['lock'] is None:
+        return None
+    lock = {}
+    try:
+        nodelock.step(params['lock'], module.check_mode, lock)
+    except nodelock.LockError as err:
+        module.fail_json(msg=str(err), lock=lock)
+    if module.check_mode:
+        return lock
+    if lock['outcome'] == 'held':
+        module.exit_json(changed=False, lock=lock)
+    fail_json = module.fail_json
+
+    def release_and_fail(**kwargs):
+        try:
+            lock['released_after_failure'] = nodelock.release(params['lock']['path'], params['lock']['run_id'])[0]
+        except nodelock.LockError as err:
+            lock['released_after_failure'] = str(err)
+        kwargs.setdefault('lock', lock)
+        fail_json(**kwargs)
+
+    module.fail_json = release_and_fail
+    return lock
+
+
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
+    lock = take_lock(module, params)
 
     cgroup_path = posixpath.join(params['cgroup_root'], 'cgroup.controllers') if params['cgroup_root'] else None
     text, error = read_text(cgroup_path)
@@ -286,7 +331,7 @@ def main():
         kubelet=kubelet_facts(module, params) if params['kubelet'] else {},
         meminfo=read_entry(params['proc_meminfo_path']),
         os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1]},
-        **online
+        **dict(online, **({'lock': lock} if lock is not None else {}))
     )
 
 

@@ -1,0 +1,144 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lock option of node_preflight and node_files (the node lock taken or renewed in the module's own call), and
+report_files, through Ansible itself: one ansible-playbook run against localhost with the collection from this
+checkout."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+import pytest
+
+from ansible_collections.numaops.colocation.tests.unit import playbooks
+
+
+@pytest.fixture(scope='module', name='runs')
+def runs_fixture(tmp_path_factory):
+    base = tmp_path_factory.mktemp('lock_option')
+    lock, failing_lock, stale_lock = str(base / 'node.lock'), str(base / 'failing.lock'), str(base / 'stale.lock')
+    config = base / 'config.yaml'
+    config.write_text('kind: KubeletConfiguration\n')
+    units = base / 'units'
+    units.mkdir()
+    # a unit file that cannot be read: the pre-flight read fails after it took the lock
+    os.symlink(str(base / 'missing.service'), str(units / 'kubelet.service'))
+    (base / 'stale.lock').write_text(json.dumps({'run_id': 'gone-1', 'controller': socket.gethostname(),
+                                                 'pid': 999999, 'started': '2026-01-01T00:00:00Z'}))
+    reports = base / 'reports' / 'sub'
+    names, tasks = [], []
+
+    def task(name, module, args, **keywords):
+        names.append(name)
+        tasks.append(dict({'name': name, module: args}, **keywords))
+
+    task('take', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'run_id': 'run-a', 'playbook': 'test', 'job_id': '42'}, 'kubelet': False})
+    task('other', 'numaops.colocation.node_preflight', {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False})
+    task('other check', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False}, check_mode=True)
+    task('renew and snapshot', 'numaops.colocation.node_files',
+         {'lock': {'path': lock, 'run_id': 'run-a'}, 'snapshot': {'paths': [str(config)], 'dest': str(base / 'b1')}})
+    task('snapshot of another run', 'numaops.colocation.node_files',
+         {'lock': {'path': lock, 'run_id': 'run-b'}, 'snapshot': {'paths': [str(config)], 'dest': str(base / 'b2')}})
+    task('bad lock option', 'numaops.colocation.node_files', {'lock': {'run_id': 'x', 'bogus': 1}, 'read': []})
+    task('failing read', 'numaops.colocation.node_preflight',
+         {'lock': {'path': failing_lock, 'run_id': 'run-c'}, 'kubelet_unit_dirs': [str(units)]})
+    task('stale', 'numaops.colocation.node_preflight', {'lock': {'path': stale_lock, 'run_id': 'run-d'},
+                                                        'kubelet': False})
+    task('no lock', 'numaops.colocation.node_files', {'read': [str(config)]})
+    task('release', 'numaops.colocation.node_lock', {'path': lock, 'run_id': 'run-a', 'state': 'absent'})
+    files = [{'name': 'a.json', 'content': '{}'}, {'name': 'b.md', 'content': '# x\n'}]
+    task('reports', 'numaops.colocation.report_files', {'dir': str(reports), 'files': files})
+    task('reports again', 'numaops.colocation.report_files', {'dir': str(reports), 'files': files})
+    task('reports check', 'numaops.colocation.report_files',
+         {'dir': str(reports), 'files': [{'name': 'a.json', 'content': '[]'}]}, check_mode=True)
+    task('report with a directory', 'numaops.colocation.report_files',
+         {'dir': str(reports), 'files': [{'name': 'x/y.json', 'content': '{}'}]})
+    (base / 'ansible').mkdir()
+    results = dict(zip(names, playbooks.run_tasks(base / 'ansible', tasks)))
+    return dict(base=base, results=results, lock=lock, failing_lock=failing_lock, stale_lock=stale_lock,
+                reports=reports)
+
+
+def test_the_preflight_takes_the_lock_in_its_own_call(runs):
+    res = runs['results']['take']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'acquired' and res['lock']['holder']['run_id'] == 'run-a'
+    assert res['lock']['holder']['controller'] == socket.gethostname() and res['lock']['holder']['job_id'] == '42'
+    assert 'os' in res and 'cgroup' in res  # and read the node
+
+
+def test_a_lock_held_by_another_run_fails_before_anything_is_read(runs):
+    res = runs['results']['other']
+    assert res['failed'] and 'os' not in res
+    assert res['msg'].startswith('localhost is locked by another run: run run-a (AWX job 42) from controller %s'
+                                 % socket.gethostname()), res['msg']
+    assert res['msg'].endswith('Nothing was changed.')
+
+
+def test_check_mode_reports_the_holder_and_reads(runs):
+    res = runs['results']['other check']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'held' and 'is locked by another run' in res['lock']['msg']
+    assert any('is locked by another run' in warning for warning in res.get('warnings', []))
+    assert 'os' in res
+
+
+def test_node_files_renews_and_snapshots_in_one_call(runs):
+    res = runs['results']['renew and snapshot']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'refreshed'
+    assert res['snapshots'][0]['existed'] and os.path.exists(res['snapshots'][0]['backup'])
+
+
+def test_node_files_does_nothing_under_another_runs_lock(runs):
+    res = runs['results']['snapshot of another run']
+    assert res['failed'] and 'is locked by another run: run run-a' in res['msg']
+    assert not os.path.exists(str(runs['base'] / 'b2'))
+
+
+def test_a_bad_lock_option_names_what_is_allowed(runs):
+    res = runs['results']['bad lock option']
+    assert res['failed'] and 'lock must be a dictionary with run_id and optionally job_id, path, playbook, ' \
+                             'stale_after' in res['msg'], res['msg']
+
+
+def test_a_failed_read_releases_the_lock_it_took(runs):
+    res = runs['results']['failing read']
+    assert res['failed'] and 'cannot read the kubelet unit file' in res['msg'], res
+    assert res['lock']['outcome'] == 'acquired' and res['lock']['released_after_failure'] == 'released'
+    assert not os.path.exists(runs['failing_lock'])
+
+
+def test_a_stale_lock_is_taken_over_with_a_warning(runs):
+    res = runs['results']['stale']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'taken_over' and 'is gone' in res['lock']['stale']
+    assert any('taking over the stale lock' in warning and 'run gone-1' in warning for warning in res['warnings'])
+    assert json.loads(open(runs['stale_lock']).read())['run_id'] == 'run-d'
+
+
+def test_without_the_lock_option_node_files_is_unchanged(runs):
+    res = runs['results']['no lock']
+    assert not res.get('failed') and 'lock' not in res
+    assert list(res['files']) == [str(runs['base'] / 'config.yaml')]
+
+
+def test_node_lock_itself_still_releases(runs):
+    assert runs['results']['release']['outcome'] == 'released'
+    assert not os.path.exists(runs['lock'])
+
+
+def test_report_files_are_written_on_the_controller(runs):
+    first, again = runs['results']['reports'], runs['results']['reports again']
+    assert first['changed'] and len(first['written']) == 2
+    assert not again['changed'] and again['written'] == []
+    assert (runs['reports'] / 'b.md').read_text() == '# x\n'
+    assert oct(os.stat(str(runs['reports'] / 'a.json')).st_mode & 0o777) == '0o644'
+    check = runs['results']['reports check']
+    assert check['changed'] and (runs['reports'] / 'a.json').read_text() == '{}'
+    bad = runs['results']['report with a directory']
+    assert bad['failed'] and "files[].name='x/y.json' is not a file name" in bad['msg']
