@@ -55,6 +55,8 @@ VARIABLE_SETS = {
         'colocation_controller_agent_kube_cgroup_root': '/kubelet',
         'colocation_controller_agent_cgroup_driver': 'systemd',
         'colocation_controller_agent_extra_features': ['CPUThrottle', 'Eviction'],
+        'colocation_controller_kubernetes_service_host': '10.0.2.2',
+        'colocation_controller_kubernetes_service_port': 6443,
     },
     'agent_only_no_namespace': {
         'colocation_controller_deploy_controller': False,
@@ -276,6 +278,20 @@ def test_agent_flags_and_cgroup_driver(rendered):
     assert {'name': 'CGROUP_DRIVER', 'value': 'systemd'} in container['env']
     # the kubelet's config.yaml and kubeadm-flags.env, which the agent reads next, are mounted where it looks
     assert {'name': 'kubelet-root', 'mountPath': '/var/lib/kubelet', 'readOnly': True} in container['volumeMounts']
+
+
+def test_kubernetes_service_override(rendered):
+    # client-go rest.InClusterConfig reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; the kubelet's
+    # service variables come first in a container's environment and the container's own env replaces them
+    # (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables)
+    override = [{'name': 'KUBERNETES_SERVICE_HOST', 'value': '10.0.2.2'},
+                {'name': 'KUBERNETES_SERVICE_PORT', 'value': '6443'}]
+    for name in ('defaults', 'everything'):
+        deployment = _one(rendered[name], 'Deployment')['spec']['template']['spec']['containers'][0]
+        agent = _agent_container(rendered[name])
+        for container in (deployment, agent):
+            env = [e for e in container.get('env', []) if e['name'].startswith('KUBERNETES_SERVICE_')]
+            assert env == (override if name == 'everything' else []), (name, container['name'], env)
 
 
 def test_agent_host_access_follows_network_qos(rendered):
