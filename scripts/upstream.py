@@ -79,9 +79,10 @@ def components():
         "kwok": dict(module="sigs.k8s.io/kwok", version=v["KWOK_VERSION"], bins={"kwok": "cmd/kwok"},
                      ldflags=["-X", "sigs.k8s.io/kwok/pkg/consts.Version=" + v["KWOK_VERSION"]], cgo=False),
         "volcano": dict(module="volcano.sh/volcano", version=v["VOLCANO_VERSION"],
-                        # the controller alone: the tests run Volcano's colocation-config-controller; vc-agent
-                        # (cmd/agent) joins when a test runs it on the VM's real node, not before (it costs build time)
-                        bins={"vc-controller-manager": "cmd/controller-manager"},
+                        # the controller (its colocation-config-controller runs in the cluster tests and, as an
+                        # image, on the test VM's node) and the agent (vc-agent: memory QoS v2 on the VM's real
+                        # pods, compared value by value with memory_qos in the molecule scenario vm)
+                        bins={"vc-controller-manager": "cmd/controller-manager", "vc-agent": "cmd/agent"},
                         ldflags=[], cgo=False,
                         local={"volcano.sh/apis": v["VOLCANO_APIS_VERSION"]},
                         # Volcano pins a prometheus pseudo-version that sum.golang.org does not know (404);
