@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -148,12 +149,18 @@ def run_playbook(work, variant, inventory, forks, log, profile=False):
                    PROFILE_TASKS_SORT_ORDER='descending')
     argv = [ansible_playbook(), '-i', inventory, '-f', str(forks), variant.playbook] + variant.extra
     with open(log, 'w', encoding='utf-8') as out:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds (user + system) of ansible-playbook and of every process it waited for (its workers, and the
+    # modules they ran: on the local connection the nodes' side too): what the run cost, whatever else the
+    # machine was doing at the time
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(log, encoding='utf-8', errors='replace') as handle:
         output = handle.read()
-    record = {'variant': variant.name, 'wall': wall, 'rc': proc.returncode, 'log': log}
+    record = {'variant': variant.name, 'wall': wall, 'cpu': cpu, 'rc': proc.returncode, 'log': log}
     record.update(parse_output(output))
     if profile:
         record['profile'] = parse_profile(output)
@@ -301,8 +308,8 @@ def describe(record):
     recap = record['recap'].values()
     per = (lambda key: statistics.mean(c.get(key, 0) for c in recap)) if recap else (lambda key: 0)
     tasks = statistics.mean(tasks_per_host(c) for c in recap) if recap else 0
-    return '%7.1f s  rc=%d  tasks/host %.1f  changed/host %.1f  skipped/host %.1f' % (
-        record['wall'], record['rc'], tasks, per('changed'), per('skipped'))
+    return '%7.1f s (cpu %6.1f s)  rc=%d  tasks/host %.1f  changed/host %.1f  skipped/host %.1f' % (
+        record['wall'], record['cpu'], record['rc'], tasks, per('changed'), per('skipped'))
 
 
 def measure_variant(work, variant, args, repeat, problems):
@@ -360,9 +367,11 @@ def summarize(records, variants):
             recaps = [c for r in mine for c in r['recap'].values()]
             results = [n for r in mine for n in r['results'].values()]
             walls = [r['wall'] for r in mine]
+            cpus = [r['cpu'] for r in mine]
             rows.append({
                 'variant': variant.name, 'run': run, 'repeats': len(mine),
                 'wall_median': statistics.median(walls), 'wall_min': min(walls), 'walls': walls,
+                'cpu_median': statistics.median(cpus), 'cpus': cpus,
                 'tasks_per_host': statistics.mean(tasks_per_host(c) for c in recaps) if recaps else 0,
                 'changed_per_host': statistics.mean(c.get('changed', 0) for c in recaps) if recaps else 0,
                 'skipped_per_host': statistics.mean(c.get('skipped', 0) for c in recaps) if recaps else 0,
@@ -371,13 +380,14 @@ def summarize(records, variants):
 
 
 def print_table(rows):
-    print('\n%-9s %-6s %8s %8s %11s %13s %13s %13s' % (
-        'variant', 'run', 'median s', 'min s', 'tasks/host', 'changed/host', 'skipped/host', 'results/host'))
+    print('\n%-9s %-6s %8s %8s %10s %11s %13s %13s %13s' % (
+        'variant', 'run', 'median s', 'min s', 'cpu s', 'tasks/host', 'changed/host', 'skipped/host', 'results/host'))
     for row in rows:
-        print('%-9s %-6s %8.1f %8.1f %11.1f %13.1f %13.1f %13.1f' % (
-            row['variant'], row['run'], row['wall_median'], row['wall_min'], row['tasks_per_host'],
+        print('%-9s %-6s %8.1f %8.1f %10.1f %11.1f %13.1f %13.1f %13.1f' % (
+            row['variant'], row['run'], row['wall_median'], row['wall_min'], row['cpu_median'], row['tasks_per_host'],
             row['changed_per_host'], row['skipped_per_host'], row['results_per_host']))
-    print('(%s)' % TASKS_DEFINITION)
+    print('(%s; cpu s = median CPU seconds, user + system, of ansible-playbook and every process it waited for)'
+          % TASKS_DEFINITION)
 
 
 def ratio(rows, one, two, target=None):
@@ -388,8 +398,9 @@ def ratio(rows, one, two, target=None):
         return None
     pairs = [a / b for a, b in zip(left['walls'], right['walls']) if b]
     value = left['wall_median'] / right['wall_median'] if right['wall_median'] else float('inf')
+    cpu = left['cpu_median'] / right['cpu_median'] if right['cpu_median'] else float('inf')
     return {'ratio': '%s %s / %s %s' % (one + two), 'value': value, 'per_repeat': pairs, 'target': target,
-            'met': None if target is None else value <= target}
+            'met': None if target is None else value <= target, 'cpu': cpu}
 
 
 def print_ratios(rows, variants):
@@ -404,11 +415,14 @@ def print_ratios(rows, variants):
                    (('ours', 'first'), ('baseline', 'first'), None),
                    (('ours', 'rerun'), ('baseline', 'rerun'), None)]
     ratios = [r for r in (ratio(rows, *w) for w in wanted) if r]
-    print('\n%-34s %7s  %-8s %-4s %s' % ('ratio (of the medians)', 'value', 'target', 'met', 'per repeat'))
+    print('\n%-34s %7s  %-8s %-4s %-7s %s' % ('ratio (of the medians)', 'value', 'target', 'met', 'of cpu',
+                                              'per repeat'))
     for item in ratios:
-        print('%-34s %6.2fx  %-8s %-4s %s' % (
+        print('%-34s %6.2fx  %-8s %-4s %5.2fx  %s' % (
             item['ratio'], item['value'], '<= %.1fx' % item['target'] if item['target'] is not None else '-',
-            {True: 'yes', False: 'NO', None: ''}[item['met']], ' '.join('%.2f' % p for p in item['per_repeat'])))
+            {True: 'yes', False: 'NO', None: ''}[item['met']], item['cpu'],
+            ' '.join('%.2f' % p for p in item['per_repeat'])))
+    print('(value and met: wall seconds, as issue 17 states its targets; of cpu: the same ratio of the CPU seconds)')
     for row in rows:
         if row['run'] == 'rerun':
             verdict = 'yes' if row['changed_per_host'] == 0 else 'NO (%.1f/host)' % row['changed_per_host']
@@ -494,22 +508,29 @@ def scale(work, variant, args, report):
             if not args.keep:
                 shutil.rmtree(top)
         unchanged = [h for r in records for h, c in r['recap'].items() if c.get('changed', 0) == 0]
+        cpus = [r['cpu'] for r in records]
         rows.append({'hosts': size, 'forks': args.forks, 'walls': walls, 'seconds': statistics.median(walls),
                      'per_host': statistics.median(walls) / size,
+                     'cpu_per_host': statistics.median(cpus) / size,
                      'service_actions': sum(sum(r['service_actions'].values()) for r in records),
                      'unchanged_hosts': len(unchanged),
                      'restarts_on_unchanged': sum(r['service_actions'].get(h, 0) for r in records for h in unchanged)})
     base = rows[0]['per_host'] if rows else 0
-    print('\n%6s %6s %9s %10s %22s %10s %15s' % ('hosts', 'forks', 'seconds', 's/host', 'spread vs %d hosts' % sizes[0],
-                                                 'unchanged', 'restarts there'))
+    cpu_base = rows[0]['cpu_per_host'] if rows else 0
+    print('\n%6s %6s %9s %10s %22s %12s %13s %10s %15s' % (
+        'hosts', 'forks', 'seconds', 's/host', 'spread vs %d hosts' % sizes[0], 'cpu s/host', 'cpu spread',
+        'unchanged', 'restarts there'))
     for row in rows:
         row['spread_percent'] = (row['per_host'] / base - 1) * 100 if base else 0.0
-        print('%6d %6d %9.1f %10.3f %21.1f%% %10d %15d' % (row['hosts'], row['forks'], row['seconds'], row['per_host'],
-                                                           row['spread_percent'], row['unchanged_hosts'],
-                                                           row['restarts_on_unchanged']))
+        row['cpu_spread_percent'] = (row['cpu_per_host'] / cpu_base - 1) * 100 if cpu_base else 0.0
+        print('%6d %6d %9.1f %10.3f %21.1f%% %12.3f %12.1f%% %10d %15d' % (
+            row['hosts'], row['forks'], row['seconds'], row['per_host'], row['spread_percent'], row['cpu_per_host'],
+            row['cpu_spread_percent'], row['unchanged_hosts'], row['restarts_on_unchanged']))
     worst = max((abs(r['spread_percent']) for r in rows), default=0.0)
     print('largest spread %.1f%% (target: within +-%.0f%%: %s)' % (worst, TARGET_SPREAD,
                                                                    'met' if worst <= TARGET_SPREAD else 'NOT met'))
+    print('largest spread of the CPU seconds per host %.1f%% (what the run cost, whatever else the machine did)'
+          % max((abs(r['cpu_spread_percent']) for r in rows), default=0.0))
     print('service restarts counted from the output (non-skipped service tasks): %d in all. The sandbox inventory '
           'sets node_prep_manage_services=false, so node_prep skips every restart: 0 by construction, and on a '
           'first run on fresh trees every host changes, so no host is unchanged.'

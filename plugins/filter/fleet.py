@@ -56,7 +56,9 @@ def reservation_fit(config, online_cpus, meminfo_text, host='', cpu_source='', m
 
 def survey_answers(variables):
     """{answers, errors}: the survey answers given (blank ones dropped), as role variables."""
-    answers, errors = fleet.survey_answers(dict(variables))
+    # only the survey variables are read (templated): the host's other variables are not needed
+    answers, errors = fleet.survey_answers(dict((name, variables[name]) for name in variables
+                                                if isinstance(name, str) and '_survey_' in name))
     return {'answers': answers, 'errors': errors}
 
 
