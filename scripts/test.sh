@@ -158,10 +158,7 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
     name=$(basename "$(dirname "$s")")
     case " ${JOBS[*]} " in *" molecule:$name@upstream "*) continue ;; esac
     [ "$name" != vm ] || continue
-    if [ "$name" = node_prep_failure ]; then
-      # its kubelet stand-in serves /healthz on 127.0.0.1:10248, as node_prep's does: never both at once
-      JOBS+=("molecule:$name@molecule:node_prep")
-    elif [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
+    if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
   done
   JOBS+=(sanity lint build)
   t0=$SECONDS

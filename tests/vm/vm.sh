@@ -11,7 +11,7 @@
 #                               --cold boot it from power-on through GRUB; writes RUN_DIR/instance.env
 #   vm.sh ssh RUN_DIR [CMD...]  run a command on the node (a shell without CMD)
 #   vm.sh down RUN_DIR          stop the node and delete its overlay disk
-#   vm.sh selftest              up + checks of the raw system (cgroup v2, NRI, GRUB, kubelet stand-in) + down
+#   vm.sh selftest              up + checks of the raw system (cgroup v2, NRI, GRUB, containerd images) + down
 #   vm.sh deps                  install the Debian packages this needs (when missing)
 #   vm.sh hash | cache-dir      print the recipe hash / the cache directory of this recipe
 #   vm.sh prune                 delete cached images of other recipes
