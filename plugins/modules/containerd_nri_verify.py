@@ -376,7 +376,7 @@ def run(module):
         what = 'containerd did not answer on %s within %ds%s (%s).' % (
             params['address'], params['timeout'], ' after the restart' if params['restart'] else '', detail)
         if restart_error:
-            what += ' ' + restart_error + '.'
+            what += ' ' + restart_error.strip().rstrip('.') + '.'
         if params['restore'] and params['restart']:
             restored, problems = verifier.restore()
             result['restored'] = restored
