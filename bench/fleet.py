@@ -11,13 +11,15 @@ rerun on the same trees, builtin first run on fresh trees, builtin rerun [, the 
 and rerun]. After the first runs the trees of ours (and of the baseline) are compared with builtin's, file by
 file; a difference is printed and makes the exit status 1, as does a failed run or a rerun that changed a tree.
 
-    python bench/fleet.py [--hosts 10] [--repeat 3] [--forks 10] [--baseline REF] [--profile] [--json FILE]
+    python bench/fleet.py [--hosts 10] [--repeat 3] [--forks 10] [--baseline REF] [--profile] [--by-process]
+                          [--json FILE]
     python bench/fleet.py --scale 50,100,200,500 [--forks 50] [--json FILE]
 
 --baseline REF also runs the collection as it is at git ref REF (git archive), so before and after are measured
 side by side. --profile adds, after the timed runs, one untimed first run of ours (and of the baseline) with the
 ansible.posix.profile_tasks callback and prints the ten most expensive tasks. --scale runs only our first run at
-each fleet size and prints the seconds per host. Nothing is left behind unless --keep is given.
+each fleet size and prints the seconds per host. --by-process (root, Debian's acct) splits every run's CPU seconds
+into the controller's main process, its workers, the modules and the other commands, per host. Nothing is left behind unless --keep is given.
 """
 from __future__ import annotations
 
@@ -51,6 +53,11 @@ NOT_COMPARED = 'directories as such (an empty one is bookkeeping), owners and ti
 # Compared parsed (semantic equality); every other file byte for byte, with its permission bits.
 PARSED = ((re.compile(r'^(var/lib/kubelet|etc/kubernetes)/.*\.ya?ml$'), 'YAML'),
           (re.compile(r'^etc/containerd/.*\.toml$'), 'TOML'))
+
+# --by-process: BSD process accounting (accton, dump-acct from Debian's acct) records the CPU time of every
+# process that ends, in ticks of AHZ (100 per second on Linux)
+ACCT_HZ = 100.0
+PROCESS_KINDS = ('controller main', 'controller workers', 'modules', 'other commands')
 
 TARGET_FIRST = 1.0    # node_prep first run <= 1.0 x the builtin playbook's
 TARGET_RERUN = 0.5    # node_prep rerun <= 0.5 x its own first run
@@ -135,7 +142,45 @@ def make_fleet(top, hosts):
     return path, trees
 
 
-def run_playbook(work, variant, inventory, forks, log, profile=False):
+def read_accounting(path, root):
+    """CPU seconds of the process tree under pid ``root`` from a BSD process accounting file (dump-acct), split
+    into the controller's main process, its forked workers, the modules (Python interpreters started below a
+    worker: on the local connection, the node's side) and every other command (the shell around each module
+    call). Returns {kind: [seconds, processes]}."""
+    out = subprocess.run(['dump-acct', path], capture_output=True, text=True, check=True).stdout
+    procs = {}
+    for line in out.splitlines():
+        fields = [f.strip() for f in line.split('|')]
+        if len(fields) < 11:
+            continue
+        # comm | version | user time | system time | elapsed | uid | gid | memory | io | pid | ppid | ...
+        procs[int(fields[9])] = (fields[0], (float(fields[2]) + float(fields[3])) / ACCT_HZ, int(fields[10]))
+    children = {}
+    for pid, (_comm, _cpu, ppid) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    split = dict((kind, [0.0, 0]) for kind in PROCESS_KINDS)
+
+    def walk(pid, parent_kind):
+        comm, cpu, _ppid = procs[pid]
+        if pid == root:
+            kind = 'controller main'
+        elif parent_kind == 'controller main' and comm == procs[root][0]:
+            kind = 'controller workers'
+        elif comm.startswith('python'):
+            kind = 'modules'
+        else:
+            kind = 'other commands'
+        split[kind][0] += cpu
+        split[kind][1] += 1
+        for child in children.get(pid, ()):
+            walk(child, kind)
+
+    if root in procs:
+        walk(root, None)
+    return split
+
+
+def run_playbook(work, variant, inventory, forks, log, profile=False, by_process=False):
     """One ansible-playbook run; returns its record (wall seconds, exit status, recap, results per host)."""
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=variant.collections, ANSIBLE_NOCOLOR='1',
                ANSIBLE_FORCE_COLOR='0', ANSIBLE_STDOUT_CALLBACK='default',
@@ -148,12 +193,19 @@ def run_playbook(work, variant, inventory, forks, log, profile=False):
         env.update(ANSIBLE_CALLBACKS_ENABLED='ansible.posix.profile_tasks', PROFILE_TASKS_TASK_OUTPUT_LIMIT='all',
                    PROFILE_TASKS_SORT_ORDER='descending')
     argv = [ansible_playbook(), '-i', inventory, '-f', str(forks), variant.playbook] + variant.extra
+    accounting = log + '.acct' if by_process else None
+    if accounting:
+        open(accounting, 'w', encoding='utf-8').close()
+        subprocess.run(['accton', accounting], check=True, capture_output=True)
     with open(log, 'w', encoding='utf-8') as out:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run(argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        with subprocess.Popen(argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT) as proc:
+            proc.wait()
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if accounting:
+        subprocess.run(['accton', 'off'], check=True, capture_output=True)
     # CPU seconds (user + system) of ansible-playbook and of every process it waited for (its workers, and the
     # modules they ran: on the local connection the nodes' side too): what the run cost, whatever else the
     # machine was doing at the time
@@ -162,6 +214,9 @@ def run_playbook(work, variant, inventory, forks, log, profile=False):
         output = handle.read()
     record = {'variant': variant.name, 'wall': wall, 'cpu': cpu, 'rc': proc.returncode, 'log': log}
     record.update(parse_output(output))
+    if accounting:
+        record['by_process'] = read_accounting(accounting, proc.pid)
+        os.unlink(accounting)
     if profile:
         record['profile'] = parse_profile(output)
     return record
@@ -320,7 +375,7 @@ def measure_variant(work, variant, args, repeat, problems):
     first = []
     for run in ('first', 'rerun'):
         record = run_playbook(work, variant, inventory, args.forks, os.path.join(work, 'logs', '%d-%s-%s.log' % (
-            repeat, variant.name, run)))
+            repeat, variant.name, run)), by_process=args.by_process)
         record.update(run=run, repeat=repeat)
         records.append(record)
         print('  [%d/%d] %-8s %-5s %s' % (repeat + 1, args.repeat, variant.name, run, describe(record)), flush=True)
@@ -376,7 +431,32 @@ def summarize(records, variants):
                 'changed_per_host': statistics.mean(c.get('changed', 0) for c in recaps) if recaps else 0,
                 'skipped_per_host': statistics.mean(c.get('skipped', 0) for c in recaps) if recaps else 0,
                 'results_per_host': statistics.mean(results) if results else 0})
+            if all('by_process' in r for r in mine):
+                rows[-1]['cpu_per_host_by_process'] = dict(
+                    (kind, statistics.median(r['by_process'][kind][0] / max(len(r['recap']), 1) for r in mine))
+                    for kind in PROCESS_KINDS)
+                rows[-1]['processes_per_host_by_process'] = dict(
+                    (kind, statistics.median(r['by_process'][kind][1] / max(len(r['recap']), 1) for r in mine))
+                    for kind in PROCESS_KINDS)
     return rows
+
+
+def print_by_process(rows):
+    """--by-process: where the CPU seconds of each run went, per host (medians over the repeats)."""
+    if not all('cpu_per_host_by_process' in row for row in rows):
+        return
+    print('\nCPU seconds per host by process (process accounting; median of the repeats; processes per host in '
+          'brackets):')
+    print('%-9s %-6s %s %10s' % ('variant', 'run', ' '.join('%22s' % kind for kind in PROCESS_KINDS), 'total'))
+    for row in rows:
+        cpu, count = row['cpu_per_host_by_process'], row['processes_per_host_by_process']
+        print('%-9s %-6s %s %10.2f' % (row['variant'], row['run'], ' '.join(
+            '%22s' % ('%.2f (%.1f)' % (cpu[kind], count[kind])) for kind in PROCESS_KINDS), sum(cpu.values())))
+    print('(controller main: ansible-playbook itself, which also computes every task\'s variables; controller '
+          'workers: its forks, one per task and host, which template the task and run the action plugin; '
+          'modules: the Python interpreters below them, the node\'s side on the local connection; other commands: '
+          'the shell commands around each module call. "controller main" is one process for the whole fleet, '
+          'divided by the hosts)')
 
 
 def print_table(rows):
@@ -462,6 +542,7 @@ def comparison(work, variants, args, report):
                 compare_fleets(name, states, firsts['builtin'], repeat, problems)
     rows = summarize(records, variants)
     print_table(rows)
+    print_by_process(rows)
     report.update(runs=[dict((k, v) for k, v in r.items() if k != 'log') for r in records], summary=rows,
                   ratios=print_ratios(rows, variants))
     if args.profile:
@@ -551,6 +632,10 @@ def parse_args():
     parser.add_argument('--max-unavailable', metavar='N|N%',
                         help='node_prep_max_unavailable for ours and the baseline (default: the role default, 1: '
                              'the apply play changes one node at a time)')
+    parser.add_argument('--by-process', action='store_true',
+                        help='split the CPU seconds of every run by process (controller main process, its workers, '
+                             'modules, other commands) with BSD process accounting: needs root and accton/dump-acct '
+                             "(Debian's acct), and nothing else using process accounting meanwhile")
     parser.add_argument('--json', metavar='FILE', help='write every figure to FILE')
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory (trees, logs)')
     args = parser.parse_args()
@@ -560,6 +645,13 @@ def parse_args():
         args.forks = 50 if args.scale else 10
     if args.hosts < 1 or args.repeat < 1 or args.forks < 1:
         parser.error('--hosts, --repeat and --forks must be at least 1')
+    if args.by_process:
+        missing = [tool for tool in ('accton', 'dump-acct') if not shutil.which(tool)]
+        if missing or os.geteuid() != 0:
+            parser.error('--by-process needs root (process accounting) and %s (apt-get install acct)'
+                         % ', '.join(missing or ['accton', 'dump-acct']))
+        if args.scale:
+            parser.error('--by-process goes with the comparison, not with --scale')
     return args
 
 
@@ -571,6 +663,7 @@ def main():
     dirty = len(git('status', '--porcelain', '--', 'plugins', 'roles', 'playbooks').splitlines())
     report = {'config': {'hosts': args.hosts, 'repeat': args.repeat, 'forks': args.forks, 'scale': args.scale,
                          'baseline': args.baseline, 'profile': args.profile, 'head': head,
+                         'by_process': args.by_process,
                          'max_unavailable': args.max_unavailable or 1,
                          'uncommitted_files': dirty, 'cpus': os.cpu_count(), 'ignored': [p for p, _w in IGNORED],
                          'tasks_definition': TASKS_DEFINITION}}
