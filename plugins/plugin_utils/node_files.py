@@ -16,7 +16,10 @@ import collections
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
+
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES
 
 NODE_FILES = 'numaops.colocation.node_files'
 
@@ -89,10 +92,15 @@ class NodeFilesAction(ActionBase):
         if not writes and not remove:
             return dict(changed=False, written=[], removed=[], backup_files={})
         cache = getattr(self, 'file_cache', None)
+        paths = [item['path'] for item in writes] + list(remove or [])
+        # in check mode, when this task's own read (prefetch) saw every file: decided here, as node_files would
+        planned = simulated_commit(writes, remove or [], cache) if self._play_context.check_mode else None
         if cache is not None:
             # what is written or removed now is no longer what was read
-            for path in [item['path'] for item in writes] + list(remove or []):
+            for path in paths:
                 cache.pop(path, None)
+        if planned is not None:
+            return planned
         return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
 
     def prefetch(self, paths, task_vars):
@@ -110,6 +118,53 @@ class NodeFilesAction(ActionBase):
         warnings = self.temp_file_warnings()
         self.removed_temp_files = []
         return warnings
+
+
+def simulated_commit(writes, remove, cache, limit=MAX_CONFIG_BYTES):
+    """What node_files in check mode would answer to ``writes`` and ``remove``, decided from the read of the same
+    task (``cache``: node_files' ``files`` of the prefetch, with ``write_error`` and ``remove_error``) instead of a
+    second call: the same checks in the same order (size, the checksum the change was based on, immutable or
+    append-only files and directories) and the same messages. None when a path was not in that read (then
+    node_files is asked). Raises AnsibleActionFail where node_files would fail."""
+    if cache is None:
+        return None
+    infos = {}
+    for path in [item['path'] for item in writes] + list(remove):
+        info = cache.get(path)
+        if info is None or 'write_error' not in info or 'remove_error' not in info:
+            return None
+        infos[path] = info
+    written = []
+    for item in writes:
+        path = item['path']
+        info = infos[path]
+        data = to_bytes(item['content'], errors='surrogate_or_strict')
+        if len(data) > limit:
+            raise AnsibleActionFail('refusing to write %s: the new content is %d bytes, above the limit of %d bytes '
+                                    '(max_size). Nothing was changed.' % (path, len(data), limit))
+        current = base64.b64decode(info['content']) if info.get('exists') else None
+        expected = item.get('expected_checksum')
+        if expected is not None:
+            actual = info['checksum'] if current is not None else 'absent'
+            if actual != expected:
+                raise AnsibleActionFail(
+                    '%s changed on the node while this task was running (expected %s, found %s); nothing was '
+                    'written. Run the task again.' % (path, 'no file' if expected == 'absent' else 'checksum ' + expected,
+                                                      'no file' if actual == 'absent' else 'checksum ' + actual))
+        if current != data:
+            if info['write_error']:
+                raise AnsibleActionFail(info['write_error'])
+            written.append(path)
+    removed = []
+    for path in remove:
+        info = infos[path]
+        # node_files removes what exists as a name, a link whose target is gone included
+        if info.get('exists') or info.get('link_target') is not None:
+            if info['remove_error']:
+                raise AnsibleActionFail(info['remove_error'])
+            removed.append(path)
+    return dict(changed=bool(written or removed), files={}, written=written, removed=removed, backup_files={},
+                removed_temp_files=[], snapshots=[])
 
 
 def failure_text(result):
