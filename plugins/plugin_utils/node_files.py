@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import base64
 import collections
+import posixpath
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, temp_pattern
 
 NODE_FILES = 'numaops.colocation.node_files'
 
@@ -93,6 +94,18 @@ class NodeFilesAction(ActionBase):
             return dict(changed=False, written=[], removed=[], backup_files={})
         cache = getattr(self, 'file_cache', None)
         paths = [item['path'] for item in writes] + list(remove or [])
+        recorder = getattr(self, 'commit_recorder', None)
+        if recorder is not None:
+            recorder.append((list(writes), list(remove or [])))
+        batch = getattr(self, 'committed_batch', None)
+        done = batch.take(writes, remove or []) if batch is not None and not self._play_context.check_mode else None
+        if done is not None:
+            # committed already, together with the other concerns of this task (node_config), in one call
+            if cache is not None:
+                for path in paths:
+                    cache.pop(path, None)
+            self.removed_temp_files = list(done.get('removed_temp_files') or [])
+            return done
         # in check mode, when this task's own read (prefetch) saw every file: decided here, as node_files would
         planned = simulated_commit(writes, remove or [], cache) if self._play_context.check_mode else None
         if cache is not None:
@@ -118,6 +131,38 @@ class NodeFilesAction(ActionBase):
         warnings = self.temp_file_warnings()
         self.removed_temp_files = []
         return warnings
+
+
+def commit_key(writes, remove):
+    """What identifies one commit (every write with all its options, and the removals), to recognise it again."""
+    return (tuple(tuple(sorted((name, repr(value)) for name, value in item.items())) for item in writes),
+            tuple(remove))
+
+
+class CommittedBatch(object):
+    """The commits of several concerns done in one node_files call (node_config's apply): each concern's commit
+    is then answered with its part of that call's result instead of a call of its own, provided it asks for exactly
+    what was committed for it."""
+
+    def __init__(self, commits, outcome):
+        self._parts = {}
+        for writes, remove in commits:
+            paths = [item['path'] for item in writes]
+            patterns = [temp_pattern(path) for path in paths]
+            part = dict(
+                written=[path for path in outcome.get('written') or [] if path in paths],
+                removed=[path for path in outcome.get('removed') or [] if path in remove],
+                backup_files=dict((path, backup) for path, backup in (outcome.get('backup_files') or {}).items()
+                                  if path in paths),
+                removed_temp_files=[name for name in outcome.get('removed_temp_files') or []
+                                    if any(pattern.match(posixpath.basename(name)) for pattern in patterns)],
+                files={}, snapshots=[])
+            part['changed'] = bool(part['written'] or part['removed'])
+            self._parts[commit_key(writes, remove)] = part
+
+    def take(self, writes, remove):
+        """The part of the batch for this commit (once), or None when it was not in the batch."""
+        return self._parts.pop(commit_key(writes, remove), None)
 
 
 def simulated_commit(writes, remove, cache, limit=MAX_CONFIG_BYTES):
