@@ -9,12 +9,20 @@ what this task saves is the rest: one task instead of three, and one node_files 
 files instead of one per concern."""
 from __future__ import annotations
 
+import copy
 import posixpath
 
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import containerd, kubelet
-from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction
+# Imported here although only the concerns' own action plugins use them: ansible-playbook resolves the action
+# plugin of every task in its main process before it forks the task's workers (the strategy loads the class), so
+# ruamel.yaml and tomlkit are imported once per run there, instead of once in every worker of every plan and
+# apply task (about 0.07 s of CPU each).
+from ansible_collections.numaops.colocation.plugins.plugin_utils import containerd_toml, kubelet_yaml  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import (
+    CommittedBatch, NodeFilesAction, failure_text,
+)
 
 # (option of this task, module that does it), in the order a real run applies them
 CONCERNS = (
@@ -81,20 +89,107 @@ def summary(results, failed):
     return lines
 
 
+class _NeedsNode(Exception):
+    """A plan of a concern that would need a call to the node (it cannot be planned ahead of the commit)."""
+
+
 class ActionModule(NodeFilesAction):
 
     _VALID_ARGS = frozenset(name for name, _module in CONCERNS)
 
-    def _sub_action(self, module, args):
+    def _sub_action(self, module, args, play_context=None):
         task = self._task.copy()
         task.args = args
         task.action = module
         task._resolved_action = module
         action = self._shared_loader_obj.action_loader.get(
-            module, task=task, connection=self._connection, play_context=self._play_context, loader=self._loader,
-            templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+            module, task=task, connection=self._connection, play_context=play_context or self._play_context,
+            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
         action.file_cache = self.file_cache
+        action.committed_batch = getattr(self, 'committed_batch', None)
         return action
+
+    def _commit_together(self, asked, task_vars):
+        """A real run of more than one file concern (kubelet, containerd): their commits in one node_files call
+        instead of one each. Each concern is first planned here on the controller, from this task's read, in check
+        mode (no call to the node: a plan that would need one, or that fails, leaves the concerns to commit one by
+        one as before); then everything they would write and remove is committed at once (node_files checks every
+        file before it writes any); then the concerns run for real and their commits are answered with their part of
+        that call. Returns the failed result of that call, else None."""
+        names = [name for name in ('kubelet', 'containerd') if name in asked]
+        if len(names) < 2 or self._play_context.check_mode:
+            return None
+        planning = copy.copy(self._play_context)
+        planning.check_mode = True
+        commits = []
+        for name in names:
+            action = self._sub_action(dict(CONCERNS)[name], asked[name], play_context=planning)
+            # its own copy of the read: a plan pops what it would write
+            action.file_cache = dict(self.file_cache)
+            action.committed_batch = None
+            action.commit_recorder = []
+
+            def offline(*_args, **_kwargs):
+                raise _NeedsNode()
+
+            action._execute_module = offline
+            try:
+                res = action.run(task_vars=task_vars)
+            except (AnsibleActionFail, _NeedsNode):
+                return None
+            if res.get('failed'):
+                return None
+            commits.extend(action.commit_recorder)
+        commits = [(writes, remove) for writes, remove in commits if writes or remove]
+        if len(commits) < 2:
+            return None
+        outcome = self._execute_module(
+            module_name='numaops.colocation.node_files', task_vars=task_vars,
+            module_args={'write': [item for writes, _remove in commits for item in writes],
+                         'remove': [path for _writes, remove in commits for path in remove]})
+        if outcome.get('failed'):
+            # node_files checks every file before it writes any: when it refused one, nothing was written, and the
+            # concerns commit one by one as before (each then names its own refusal); when a write or removal
+            # itself failed, some files may have been written: said as it is
+            if not outcome.get('written'):
+                return None
+            return dict(outcome, commits=commits, names=names)
+        self.committed_batch = CommittedBatch(commits, outcome)
+        return None
+
+    @staticmethod
+    def _failed_together(asked, outcome, results):
+        """The concerns' results when the one node_files call for all of them failed while writing: the concern
+        of the file that failed is failed, those whose files were written before it changed, the rest not run.
+        Returns (failed, not_run)."""
+        msg = failure_text(outcome)
+        written = list(outcome.get('written') or [])
+        owners = []
+        for name, (writes, remove) in zip(outcome['names'], outcome['commits']):
+            owners.append((name, [item['path'] for item in writes] + list(remove)))
+        # node_files names a file in written just before it writes it: the last one failed, unless a removal did
+        culprit = None
+        for name, paths in owners:
+            if any(path in msg for path in paths):
+                culprit = name
+        if culprit is None:
+            culprit = next(name for name, paths in owners if written[-1] in paths)
+        failed, not_run = [culprit], []
+        for name, module in CONCERNS:
+            if name not in asked:
+                continue
+            paths = dict(owners).get(name, [])
+            done = [path for path in written if path in paths and (name != culprit)]
+            if name == culprit:
+                results[name] = dict(failed=True, changed=False, msg=msg)
+            elif done:
+                results[name] = dict(changed=True, written=done,
+                                     msg='%s written together with the other files of this task' % ', '.join(done))
+            else:
+                not_run.append(module)
+                results[name] = dict(changed=False, skipped=True,
+                                     msg='not run: %s failed before it' % dict(CONCERNS)[culprit])
+        return failed, not_run
 
     def _run_concern(self, name, module, args, task_vars):
         try:
@@ -132,7 +227,12 @@ class ActionModule(NodeFilesAction):
         failed = []
         not_run = []
         try:
+            together = self._commit_together(asked, task_vars)
+            if together is not None:
+                failed, not_run = self._failed_together(asked, together, results)
             for name, module in CONCERNS:
+                if name in results:
+                    continue
                 if name not in asked:
                     results[name] = dict(NOT_ASKED)
                 elif failed and not check_mode:

@@ -19,6 +19,12 @@ description:
     (RV(kubelet), RV(containerd), RV(kernel)). What this task saves is round trips - one task for the three
     instead of three, and one read of the kubelet and containerd files on the node instead of one per module.
     The role C(numaops.colocation.node_prep) plans (check mode) and applies its changes with it.
+  - In check mode the kubelet and containerd files are judged from that one read (the read also says whether a
+    write or removal would be refused, for example an immutable file), so the plan of the two is one call to the
+    node. In a real run in which both change files, both are planned on the controller first and their files
+    written (and the kubelet checkpoints removed) in one M(numaops.colocation.node_files) call, which checks every
+    file before it writes any; each concern reports its part of it. When that call refuses a file, nothing was
+    written and the concerns commit one by one, as the modules alone do.
   - An option set to null inside O(kubelet), O(containerd) or O(kernel) counts as not given, as if left out of the
     module's task (for each of the three modules, an option that is not set leaves its key alone).
   - In check mode every concern is planned, also after one failed, so that the message names every problem at

@@ -144,7 +144,11 @@ EXAMPLES = r'''
 
 RETURN = r'''
 files:
-  description: The files named in O(read), keyed by path.
+  description:
+    - The files named in O(read), keyed by path.
+    - C(write_error) and C(remove_error) are what a write (O(write)) or a removal (O(remove)) of the path would be
+      refused with (an immutable or append-only file, or one in such a directory), or V(null); a caller that only
+      plans, in check mode, knows it from the read without a second call.
   returned: always
   type: dict
   sample:
@@ -158,6 +162,8 @@ files:
       group: root
       link_target: null
       dangling_link: null
+      write_error: null
+      remove_error: null
 written:
   description: Paths whose content was replaced or created (would be, in check mode).
   returned: always
@@ -262,6 +268,15 @@ def _describe(path, limit):
     return dict(exists=True, content=base64.b64encode(data).decode('ascii'), checksum=_sha1(data),
                 size=len(data), mode='%04o' % stat.S_IMODE(st.st_mode), owner=owner, group=group,
                 link_target=link_target, dangling_link=None)
+
+
+def _refusal(path, verb=None):
+    """The message check_writable refuses ``path`` with, or None."""
+    try:
+        check_writable(path)
+    except NodeFileError as err:
+        return str(err).replace('cannot write', verb) if verb else str(err)
+    return None
 
 
 def _atomic_move(module, tmp, path):
@@ -371,6 +386,10 @@ def run(module):
             fail(str(err))
         except (IOError, OSError) as err:
             fail('cannot read %s: %s' % (path, to_native(err)))
+        # what a write or a removal of this path would be refused with (the checks of O(write) and O(remove)
+        # below), so that a caller that only plans needs no second call to know it
+        result['files'][path].update(write_error=_refusal(write_target(path)),
+                                     remove_error=_refusal(path, 'cannot remove'))
 
     planned = []
     for item in params['write']:

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import base64
 import collections
+import posixpath
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
+
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, temp_pattern
 
 NODE_FILES = 'numaops.colocation.node_files'
 
@@ -89,10 +93,27 @@ class NodeFilesAction(ActionBase):
         if not writes and not remove:
             return dict(changed=False, written=[], removed=[], backup_files={})
         cache = getattr(self, 'file_cache', None)
+        paths = [item['path'] for item in writes] + list(remove or [])
+        recorder = getattr(self, 'commit_recorder', None)
+        if recorder is not None:
+            recorder.append((list(writes), list(remove or [])))
+        batch = getattr(self, 'committed_batch', None)
+        done = batch.take(writes, remove or []) if batch is not None and not self._play_context.check_mode else None
+        if done is not None:
+            # committed already, together with the other concerns of this task (node_config), in one call
+            if cache is not None:
+                for path in paths:
+                    cache.pop(path, None)
+            self.removed_temp_files = list(done.get('removed_temp_files') or [])
+            return done
+        # in check mode, when this task's own read (prefetch) saw every file: decided here, as node_files would
+        planned = simulated_commit(writes, remove or [], cache) if self._play_context.check_mode else None
         if cache is not None:
             # what is written or removed now is no longer what was read
-            for path in [item['path'] for item in writes] + list(remove or []):
+            for path in paths:
                 cache.pop(path, None)
+        if planned is not None:
+            return planned
         return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
 
     def prefetch(self, paths, task_vars):
@@ -110,6 +131,85 @@ class NodeFilesAction(ActionBase):
         warnings = self.temp_file_warnings()
         self.removed_temp_files = []
         return warnings
+
+
+def commit_key(writes, remove):
+    """What identifies one commit (every write with all its options, and the removals), to recognise it again."""
+    return (tuple(tuple(sorted((name, repr(value)) for name, value in item.items())) for item in writes),
+            tuple(remove))
+
+
+class CommittedBatch(object):
+    """The commits of several concerns done in one node_files call (node_config's apply): each concern's commit
+    is then answered with its part of that call's result instead of a call of its own, provided it asks for exactly
+    what was committed for it."""
+
+    def __init__(self, commits, outcome):
+        self._parts = {}
+        for writes, remove in commits:
+            paths = [item['path'] for item in writes]
+            patterns = [temp_pattern(path) for path in paths]
+            part = dict(
+                written=[path for path in outcome.get('written') or [] if path in paths],
+                removed=[path for path in outcome.get('removed') or [] if path in remove],
+                backup_files=dict((path, backup) for path, backup in (outcome.get('backup_files') or {}).items()
+                                  if path in paths),
+                removed_temp_files=[name for name in outcome.get('removed_temp_files') or []
+                                    if any(pattern.match(posixpath.basename(name)) for pattern in patterns)],
+                files={}, snapshots=[])
+            part['changed'] = bool(part['written'] or part['removed'])
+            self._parts[commit_key(writes, remove)] = part
+
+    def take(self, writes, remove):
+        """The part of the batch for this commit (once), or None when it was not in the batch."""
+        return self._parts.pop(commit_key(writes, remove), None)
+
+
+def simulated_commit(writes, remove, cache, limit=MAX_CONFIG_BYTES):
+    """What node_files in check mode would answer to ``writes`` and ``remove``, decided from the read of the same
+    task (``cache``: node_files' ``files`` of the prefetch, with ``write_error`` and ``remove_error``) instead of a
+    second call: the same checks in the same order (size, the checksum the change was based on, immutable or
+    append-only files and directories) and the same messages. None when a path was not in that read (then
+    node_files is asked). Raises AnsibleActionFail where node_files would fail."""
+    if cache is None:
+        return None
+    infos = {}
+    for path in [item['path'] for item in writes] + list(remove):
+        info = cache.get(path)
+        if info is None or 'write_error' not in info or 'remove_error' not in info:
+            return None
+        infos[path] = info
+    written = []
+    for item in writes:
+        path = item['path']
+        info = infos[path]
+        data = to_bytes(item['content'], errors='surrogate_or_strict')
+        if len(data) > limit:
+            raise AnsibleActionFail('refusing to write %s: the new content is %d bytes, above the limit of %d bytes '
+                                    '(max_size). Nothing was changed.' % (path, len(data), limit))
+        current = base64.b64decode(info['content']) if info.get('exists') else None
+        expected = item.get('expected_checksum')
+        if expected is not None:
+            actual = info['checksum'] if current is not None else 'absent'
+            if actual != expected:
+                raise AnsibleActionFail(
+                    '%s changed on the node while this task was running (expected %s, found %s); nothing was '
+                    'written. Run the task again.' % (path, 'no file' if expected == 'absent' else 'checksum ' + expected,
+                                                      'no file' if actual == 'absent' else 'checksum ' + actual))
+        if current != data:
+            if info['write_error']:
+                raise AnsibleActionFail(info['write_error'])
+            written.append(path)
+    removed = []
+    for path in remove:
+        info = infos[path]
+        # node_files removes what exists as a name, a link whose target is gone included
+        if info.get('exists') or info.get('link_target') is not None:
+            if info['remove_error']:
+                raise AnsibleActionFail(info['remove_error'])
+            removed.append(path)
+    return dict(changed=bool(written or removed), files={}, written=written, removed=removed, backup_files={},
+                removed_temp_files=[], snapshots=[])
 
 
 def failure_text(result):

@@ -26,7 +26,9 @@ def test_read_reports_content_checksum_and_missing(tmp_path, capsys):
     assert base64.b64decode(info['content']) == b'version = 2\n'
     assert info['checksum'] == sha1(b'version = 2\n')
     assert info['mode'] == '0640'
-    assert res['files'][str(tmp_path / 'missing')] == {'exists': False, 'link_target': None, 'dangling_link': None}
+    assert info['write_error'] is None and info['remove_error'] is None
+    assert res['files'][str(tmp_path / 'missing')] == {'exists': False, 'link_target': None, 'dangling_link': None,
+                                                       'write_error': None, 'remove_error': None}
 
 
 def test_write_keeps_mode_and_backs_up(tmp_path, capsys):
