@@ -126,6 +126,31 @@ class ContainerdVersion(tuple):
         return self.text
 
 
+# What says why containerd stopped, among the lines of its journal (or log file): containerd's own errors (logrus
+# levels error, fatal, panic; `level=info ... error="skip plugin"` is not one), the error its command line prints
+# when it exits before logging starts (`containerd: failed to load TOML ...: unsupported config version`), and
+# systemd's account of the unit
+_JOURNAL_ERROR_RE = re.compile(r'\blevel=(?:fatal|panic|error)\b|(?:^|\]: )containerd: |: Main process exited, '
+                               r"|: Failed with result |Start request repeated too quickly|Failed to start ")
+# a journal line's own prefix (short-iso: time, host, unit[pid]:) and logrus' time="..." field
+_JOURNAL_PREFIX_RE = re.compile(r'^\S+ \S+ [^:\s]+: ')
+_LOGRUS_TIME_RE = re.compile(r'\btime="[^"]*" ?')
+
+
+def journal_errors(lines, limit=10):
+    """The lines of containerd's journal that say why it stopped: its error, fatal and panic lines and systemd's
+    lines about the unit failing, each told once (a unit that systemd restarts again and again repeats them; the
+    last occurrence is kept), in the order they last occurred, at most ``limit`` of them (the last ones)."""
+    last = {}
+    for index, line in enumerate(lines):
+        if not _JOURNAL_ERROR_RE.search(line):
+            continue
+        key = _LOGRUS_TIME_RE.sub('', _JOURNAL_PREFIX_RE.sub('', line)).strip()
+        last[key] = (index, line)
+    found = [line for _index, line in sorted(last.values())]
+    return found[-limit:] if limit > 0 else []
+
+
 _VERSION_TOKEN_RE = re.compile(r'^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-~+.][0-9A-Za-z.~+-]*)?$')
 
 

@@ -19,8 +19,8 @@ description:
     socket does. It is not waited for when NRI is disabled or C(disable_connections) is set (see O(nri)).
   - When containerd does not answer within O(timeout), the files in O(restore) are put back (backups copied
     back, files created by the change removed), containerd is restarted once more, and the task fails with
-    the last lines of containerd's journal in the message, saying whether containerd came back with the
-    previous configuration.
+    containerd's error lines since the restart (RV(journal_errors)) and the last lines of its journal in the
+    message, saying whether containerd came back with the previous configuration.
   - Meant as a handler after M(numaops.colocation.containerd_nri). Standard library only on the node.
 author:
   - numaops.colocation developers (@numaops)
@@ -159,6 +159,21 @@ journal:
   returned: on failure
   type: list
   elements: str
+journal_errors:
+  description:
+    - The lines of containerd's journal since this task restarted it (or of O(log_file)) that say why it stopped -
+      containerd's C(level=error), C(fatal) and C(panic) lines and systemd's lines about the unit failing - each
+      once, at most 10. They are also in the message, before the last lines; when systemd has started containerd
+      again meanwhile, the last lines show only that new start, and these show the reason.
+  returned: when containerd did not answer
+  type: list
+  elements: str
+  sample:
+    - >-
+      2026-12-03T12:47:50+00:00 testnode containerd[1650]: time="2026-12-03T12:47:50.1Z" level=fatal
+      msg="Failed to run CRI service" error="failed to set up NRI for CRI service: failed to start NRI interface:
+      failed to create socket \"/var/run/nri/nri.sock\": mkdir /var/run/nri: not a directory"
+    - "2026-12-03T12:47:50+00:00 testnode systemd[1]: containerd.service: Failed with result 'exit-code'."
 plan:
   description: What the module does (in check mode, would do), step by step.
   returned: always
@@ -175,6 +190,8 @@ import tempfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.numaops.colocation.plugins.module_utils.containerd import journal_errors
 
 ARGUMENT_SPEC = dict(
     service=dict(type='str', default='containerd'),
@@ -195,6 +212,9 @@ ARGUMENT_SPEC = dict(
 )
 
 POLL_INTERVAL = 0.5
+# the most of containerd's error lines shown (journal_errors), and the most of a log file read for them
+MAX_ERROR_LINES = 10
+MAX_LOG_BYTES = 4 * 1024 * 1024
 
 
 def _socket_identity(path):
@@ -235,6 +255,7 @@ class Verifier(object):
         self.module = module
         self.params = module.params
         self.ctr = module.get_bin_path(self.params['ctr_binary'])
+        self.started = None
 
     def restart(self):
         if self.params['restart_command']:
@@ -247,6 +268,8 @@ class Verifier(object):
                                       restarted=False, containerd_ready=False, nri_socket=None, nri_ready=None,
                                       plan=[])
             argv = [systemctl, 'restart', self.params['service']]
+        if self.started is None:
+            self.started = time.time()
         rc, out, err = self.module.run_command(argv)
         return rc, (out + err).strip(), ' '.join(argv)
 
@@ -303,6 +326,32 @@ class Verifier(object):
         if rc != 0:
             return ['(journalctl failed: %s)' % (err or out).strip()]
         return out.splitlines()[-lines:]
+
+    def errors(self):
+        """containerd's error lines since the first restart of this task (journal_errors): the reason it stopped,
+        which the last lines alone miss when systemd has started it again meanwhile (each start logs dozens of
+        lines before it fails again). Without a restart, or from O(log_file), the whole journal or file is read."""
+        if self.params['log_file']:
+            try:
+                with open(self.params['log_file'], 'rb') as handle:
+                    handle.seek(0, os.SEEK_END)
+                    handle.seek(max(0, handle.tell() - MAX_LOG_BYTES))
+                    data = handle.read().decode('utf-8', 'replace')
+            except (IOError, OSError):
+                return []
+            return journal_errors(data.splitlines(), MAX_ERROR_LINES)
+        journalctl = self.module.get_bin_path('journalctl')
+        if not journalctl:
+            return []
+        argv = [journalctl, '-u', self.params['service'], '--no-pager', '-o', 'short-iso']
+        if self.started is not None:
+            argv += ['--since', '@%d' % (int(self.started) - 1)]
+        else:
+            argv += ['-n', '5000']
+        rc, out, _err = self.module.run_command(argv)
+        if rc != 0:
+            return []
+        return journal_errors(out.splitlines(), MAX_ERROR_LINES)
 
     def restore(self):
         restored, problems = [], []
@@ -373,6 +422,8 @@ def run(module):
     if not ready:
         journal = verifier.journal()
         result['journal'] = journal
+        errors = verifier.errors()
+        result['journal_errors'] = errors
         what = 'containerd did not answer on %s within %ds%s (%s).' % (
             params['address'], params['timeout'], ' after the restart' if params['restart'] else '', detail)
         if restart_error:
@@ -394,9 +445,13 @@ def run(module):
                          % (detail2, '' if rc2 == 0 else '; `%s` rc=%d: %s' % (command, rc2, output2[-300:])))
         elif params['restart']:
             what += ' This task restored no files (its restore list is empty).'
-        module.fail_json(msg='%s Last %d lines of %s:\n%s' % (
-            what, len(journal), params['log_file'] or 'journalctl -u %s' % params['service'], '\n'.join(journal)),
-            **result)
+        source = params['log_file'] or 'journalctl -u %s' % params['service']
+        if errors:
+            what += ' containerd\'s errors%s (%s):\n%s\n' % (
+                ' since the restart' if verifier.started is not None and not params['log_file'] else '', source,
+                '\n'.join(errors))
+        module.fail_json(msg='%s%sLast %d lines of %s:\n%s' % (what, '' if what.endswith('\n') else ' ', len(journal),
+                                                                  source, '\n'.join(journal)), **result)
     if wait_nri:
         nri_ready = verifier.wait_nri(socket_path, before)
         result['nri_ready'] = nri_ready

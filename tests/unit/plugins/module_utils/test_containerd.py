@@ -282,3 +282,43 @@ def test_toml_string(value, literal, expected):
 ])
 def test_import_covers(entry, covered):
     assert c.import_covers(entry, '/etc/containerd/config.toml', '/etc/containerd/conf.d/99-nri.toml') is covered
+
+
+# ---------------------------------------------------------------- journal_errors: why containerd stopped
+
+JOURNAL = [
+    '2026-12-03T12:47:50+00:00 n containerd[1]: time="a" level=info msg="starting containerd"',
+    '2026-12-03T12:47:50+00:00 n containerd[1]: time="b" level=info msg="skip" error="skip plugin"',
+    '2026-12-03T12:47:50+00:00 n containerd[1]: time="c" level=warning msg="deprecated"',
+    '2026-12-03T12:47:50+00:00 n containerd[1]: time="d" level=error msg="x failed"',
+    '2026-12-03T12:47:51+00:00 n containerd[1]: time="e" level=fatal msg="Failed to run CRI service"',
+    "2026-12-03T12:47:51+00:00 n systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE",
+    "2026-12-03T12:47:51+00:00 n systemd[1]: containerd.service: Failed with result 'exit-code'.",
+    '2026-12-03T12:47:57+00:00 n containerd[2]: time="f" level=fatal msg="Failed to run CRI service"',
+    "2026-12-03T12:47:57+00:00 n systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE",
+    '2026-12-03T12:47:58+00:00 n systemd[1]: containerd.service: Start request repeated too quickly.',
+    '2026-12-03T12:47:58+00:00 n systemd[1]: Failed to start containerd.service - containerd container runtime.',
+    '2026-12-03T12:47:59+00:00 n containerd[3]: time="g" level=panic msg="boom"',
+    '2026-12-03T12:48:05+00:00 n containerd[4]: containerd: failed to load TOML from /etc/containerd/config.toml: '
+    'unsupported config version `3`',
+]
+
+
+def test_journal_errors_picks_the_reasons_once_each_in_their_last_order():
+    assert c.journal_errors(JOURNAL) == [
+        JOURNAL[3], JOURNAL[6], JOURNAL[7], JOURNAL[8], JOURNAL[9], JOURNAL[10], JOURNAL[11], JOURNAL[12]]
+
+
+def test_journal_errors_keeps_the_last_ones_within_the_limit():
+    assert c.journal_errors(JOURNAL, limit=2) == [JOURNAL[11], JOURNAL[12]]
+    assert c.journal_errors(JOURNAL, limit=0) == []
+
+
+def test_journal_errors_of_nothing_and_of_plain_log_lines():
+    assert c.journal_errors([]) == []
+    assert c.journal_errors(['level=info msg=ok', 'error="skip plugin"', 'an error happened',
+                             'n containerd[1]: time="x" level=info msg="containerd: not the command line"']) == []
+    assert c.journal_errors(['containerd: failed to load TOML']) == ['containerd: failed to load TOML']
+    # a log file without journal prefixes (log_file)
+    assert c.journal_errors(['time="1" level=error msg="a"', 'time="2" level=error msg="a"']) == [
+        'time="2" level=error msg="a"']

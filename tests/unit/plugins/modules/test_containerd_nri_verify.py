@@ -129,8 +129,23 @@ def test_containerd_down_without_restore_says_so(sandbox, capsys):
 # which is put first on PATH, where the module's get_bin_path('journalctl') finds it.
 FAKE_JOURNALCTL = """#!/bin/sh
 # TEST DOUBLE for journalctl, written by test_containerd_nri_verify.py; not the real journalctl.
-printf '%%s\\n' "$@" > '%(args)s'
+printf '%%s\\n' "$@" '==' >> '%(args)s'
 printf 'fake-journal line %%d\\n' 1 2 3 4 5
+"""
+# TEST DOUBLE for journalctl on a node where systemd restarts a containerd that dies at once (Restart=always):
+# the fatal line of each start, then the next start's first lines; the last lines show only the start under way.
+LOOPING_JOURNALCTL = """#!/bin/sh
+# TEST DOUBLE for journalctl, written by test_containerd_nri_verify.py; not the real journalctl.
+printf '%%s\\n' "$@" '==' >> '%(args)s'
+for pid in 101 102 103; do
+  echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.1Z\\" level=info msg=\\"starting containerd\\""
+  echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.2Z\\" level=info msg=\\"skip loading plugin\\" error=\\"no scratch file generator: skip plugin\\""
+  if [ $pid != 103 ]; then
+    echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.3Z\\" level=fatal msg=\\"Failed to run CRI service\\" error=\\"mkdir /var/run/nri: not a directory\\""
+    echo "2026-12-03T12:47:5${pid#10}+00:00 node systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE"
+    echo "2026-12-03T12:47:5${pid#10}+00:00 node systemd[1]: containerd.service: Failed with result 'exit-code'."
+  fi
+done
 """
 # TEST DOUBLE for a journalctl that fails (no journal on this host).
 FAILING_JOURNALCTL = """#!/bin/sh
@@ -162,12 +177,47 @@ def test_failure_shows_the_journal_from_journalctl(sandbox, capsys, monkeypatch)
     args_file = fake_journalctl(sandbox, monkeypatch, FAKE_JOURNALCTL)
     res = run_module(capsys, **journal_args(sandbox))
     assert res['failed'] is True and res['containerd_ready'] is False
-    assert args_file.read_text().split('\n')[:-1] == ['-u', 'containerd-under-test', '-n', '3', '--no-pager',
-                                                      '-o', 'short-iso']
+    calls = args_file.read_text().split('==\n')[:-1]
+    assert calls[0].split('\n')[:-1] == ['-u', 'containerd-under-test', '-n', '3', '--no-pager', '-o', 'short-iso']
+    # then everything since the restart, for the error lines (none in this journal)
+    since = calls[1].split('\n')[:-1]
+    assert since[:5] == ['-u', 'containerd-under-test', '--no-pager', '-o', 'short-iso'] and since[5] == '--since'
+    assert since[6].startswith('@') and int(since[6][1:]) > 1700000000
+    assert res['journal_errors'] == []
     assert res['journal'] == ['fake-journal line 3', 'fake-journal line 4', 'fake-journal line 5']
     assert res['msg'].startswith('containerd did not answer on %s within 1s after the restart' % sandbox['address'])
     assert res['msg'].endswith('Last 3 lines of journalctl -u containerd-under-test:\n'
                                'fake-journal line 3\nfake-journal line 4\nfake-journal line 5')
+
+
+def test_failure_names_the_reason_when_systemd_restarted_containerd_meanwhile(sandbox, capsys, monkeypatch):
+    fake_journalctl(sandbox, monkeypatch, LOOPING_JOURNALCTL)
+    res = run_module(capsys, **journal_args(sandbox))
+    assert res['failed'] is True and res['containerd_ready'] is False
+    # the last lines are mostly the start under way, which says nothing of why the ones before it died
+    assert all('level=info' in line for line in res['journal'][-2:])
+    # the reason, once although two starts died of it, then systemd's account
+    assert res['journal_errors'] == [
+        '2026-12-03T12:47:52+00:00 node containerd[102]: time="2026-12-03T12:47:52.3Z" level=fatal '
+        'msg="Failed to run CRI service" error="mkdir /var/run/nri: not a directory"',
+        '2026-12-03T12:47:52+00:00 node systemd[1]: containerd.service: Main process exited, code=exited, '
+        'status=1/FAILURE',
+        "2026-12-03T12:47:52+00:00 node systemd[1]: containerd.service: Failed with result 'exit-code'."]
+    msg = res['msg']
+    assert ("restored no files (its restore list is empty). containerd's errors since the restart (journalctl -u "
+            "containerd-under-test):\n" + '\n'.join(res['journal_errors']) + '\nLast 3 lines of journalctl -u '
+            'containerd-under-test:\n') in msg
+    assert msg.endswith('\n'.join(res['journal']))
+
+
+def test_failure_names_the_errors_of_the_log_file(sandbox, capsys):
+    with open(sandbox['log'], 'a', encoding='utf-8') as log:
+        log.write('time="t1" level=error msg="first"\ntime="t2" level=warning msg="not an error"\n'
+                  'time="t3" level=fatal msg="last"\nthe end\n')
+    res = run_module(capsys, **base_args(sandbox, restart_command=['true'], journal_lines=2))
+    assert res['journal_errors'] == ['time="t1" level=error msg="first"', 'time="t3" level=fatal msg="last"']
+    assert ("containerd's errors (%s):\n" % sandbox['log']) + '\n'.join(res['journal_errors']) in res['msg']
+    assert res['msg'].endswith('Last 2 lines of %s:\ntime="t3" level=fatal msg="last"\nthe end' % sandbox['log'])
 
 
 def test_failure_when_journalctl_fails(sandbox, capsys, monkeypatch):
