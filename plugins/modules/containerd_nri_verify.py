@@ -450,8 +450,9 @@ def run(module):
             what += ' containerd\'s errors%s (%s):\n%s\n' % (
                 ' since the restart' if verifier.started is not None and not params['log_file'] else '', source,
                 '\n'.join(errors))
-        module.fail_json(msg='%s%sLast %d lines of %s:\n%s' % (what, '' if what.endswith('\n') else ' ', len(journal),
-                                                                  source, '\n'.join(journal)), **result)
+        gap = '' if what.endswith('\n') else ' '
+        module.fail_json(msg='%s%sLast %d lines of %s:\n%s' % (what, gap, len(journal), source, '\n'.join(journal)),
+                         **result)
     if wait_nri:
         nri_ready = verifier.wait_nri(socket_path, before)
         result['nri_ready'] = nri_ready

@@ -138,12 +138,14 @@ LOOPING_JOURNALCTL = """#!/bin/sh
 # TEST DOUBLE for journalctl, written by test_containerd_nri_verify.py; not the real journalctl.
 printf '%%s\\n' "$@" '==' >> '%(args)s'
 for pid in 101 102 103; do
-  echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.1Z\\" level=info msg=\\"starting containerd\\""
-  echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.2Z\\" level=info msg=\\"skip loading plugin\\" error=\\"no scratch file generator: skip plugin\\""
+  at="2026-12-03T12:47:5${pid#10}"
+  head="$at+00:00 node containerd[$pid]: time=\\"$at"
+  echo "$head.1Z\\" level=info msg=\\"starting containerd\\""
+  echo "$head.2Z\\" level=info msg=\\"skip loading plugin\\" error=\\"no scratch file generator: skip plugin\\""
   if [ $pid != 103 ]; then
-    echo "2026-12-03T12:47:5${pid#10}+00:00 node containerd[$pid]: time=\\"2026-12-03T12:47:5${pid#10}.3Z\\" level=fatal msg=\\"Failed to run CRI service\\" error=\\"mkdir /var/run/nri: not a directory\\""
-    echo "2026-12-03T12:47:5${pid#10}+00:00 node systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE"
-    echo "2026-12-03T12:47:5${pid#10}+00:00 node systemd[1]: containerd.service: Failed with result 'exit-code'."
+    echo "$head.3Z\\" level=fatal msg=\\"Failed to run CRI service\\" error=\\"mkdir /var/run/nri: not a directory\\""
+    echo "$at+00:00 node systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE"
+    echo "$at+00:00 node systemd[1]: containerd.service: Failed with result 'exit-code'."
   fi
 done
 """
