@@ -21,6 +21,10 @@ description:
     back, files created by the change removed), containerd is restarted once more, and the task fails with
     containerd's error lines since the restart (RV(journal_errors)) and the last lines of its journal in the
     message, saying whether containerd came back with the previous configuration.
+  - A containerd that answered but stops again before the NRI socket appears (containerd 1.7 serves its socket
+    before its CRI service starts NRI, and exits when NRI cannot start) counts as not answering, with the same
+    restore, restart and failure. One that still answers without the NRI socket fails with its configuration
+    kept.
   - Meant as a handler after M(numaops.colocation.containerd_nri). Standard library only on the node.
 author:
   - numaops.colocation developers (@numaops)
@@ -373,6 +377,50 @@ class Verifier(object):
         return restored, problems
 
 
+def log_source(params):
+    return params['log_file'] or 'journalctl -u %s' % params['service']
+
+
+def error_text(verifier, errors):
+    """containerd's error lines (Verifier.errors) as a paragraph of the message, or nothing."""
+    if not errors:
+        return ''
+    return ' containerd\'s errors%s (%s):\n%s\n' % (
+        ' since the restart' if verifier.started is not None and not verifier.params['log_file'] else '',
+        log_source(verifier.params), '\n'.join(errors))
+
+
+def fail_down(module, verifier, result, what):
+    """Fail because containerd is not answering: with its journal and errors, after putting back O(restore) and
+    restarting it once more when this task restarted it."""
+    params = module.params
+    journal = verifier.journal()
+    result['journal'] = journal
+    errors = verifier.errors()
+    result['journal_errors'] = errors
+    if params['restore'] and params['restart']:
+        restored, problems = verifier.restore()
+        result['restored'] = restored
+        rc2, output2, command = verifier.restart()
+        ready2, detail2, _version2 = verifier.wait_containerd()
+        if restored:
+            what += ' Restored %s.' % '; '.join(restored)
+        if problems:
+            what += ' ' + '; '.join(problems) + '.'
+        if ready2:
+            what += (' Restarted again: containerd is back with the previous configuration - the new one is '
+                     'broken, see the journal below.')
+        else:
+            what += (' Restarted again: containerd is STILL DOWN (%s%s) - the node needs attention now.'
+                     % (detail2, '' if rc2 == 0 else '; `%s` rc=%d: %s' % (command, rc2, output2[-300:])))
+    elif params['restart']:
+        what += ' This task restored no files (its restore list is empty).'
+    what += error_text(verifier, errors)
+    gap = '' if what.endswith('\n') else ' '
+    tail = 'Last %d lines of %s:\n%s' % (len(journal), log_source(params), '\n'.join(journal))
+    module.fail_json(msg=what + gap + tail, **result)
+
+
 def run(module):
     params = module.params
     nri = params['nri']
@@ -420,52 +468,34 @@ def run(module):
     if version:
         result['server_version'] = version
     if not ready:
-        journal = verifier.journal()
-        result['journal'] = journal
-        errors = verifier.errors()
-        result['journal_errors'] = errors
         what = 'containerd did not answer on %s within %ds%s (%s).' % (
             params['address'], params['timeout'], ' after the restart' if params['restart'] else '', detail)
         if restart_error:
             what += ' ' + restart_error.strip().rstrip('.') + '.'
-        if params['restore'] and params['restart']:
-            restored, problems = verifier.restore()
-            result['restored'] = restored
-            rc2, output2, command = verifier.restart()
-            ready2, detail2, version2 = verifier.wait_containerd()
-            if restored:
-                what += ' Restored %s.' % '; '.join(restored)
-            if problems:
-                what += ' ' + '; '.join(problems) + '.'
-            if ready2:
-                what += (' Restarted again: containerd is back with the previous configuration - the new one is '
-                         'broken, see the journal below.')
-            else:
-                what += (' Restarted again: containerd is STILL DOWN (%s%s) - the node needs attention now.'
-                         % (detail2, '' if rc2 == 0 else '; `%s` rc=%d: %s' % (command, rc2, output2[-300:])))
-        elif params['restart']:
-            what += ' This task restored no files (its restore list is empty).'
-        source = params['log_file'] or 'journalctl -u %s' % params['service']
-        if errors:
-            what += ' containerd\'s errors%s (%s):\n%s\n' % (
-                ' since the restart' if verifier.started is not None and not params['log_file'] else '', source,
-                '\n'.join(errors))
-        gap = '' if what.endswith('\n') else ' '
-        module.fail_json(msg='%s%sLast %d lines of %s:\n%s' % (what, gap, len(journal), source, '\n'.join(journal)),
-                         **result)
+        fail_down(module, verifier, result, what)
     if wait_nri:
         nri_ready = verifier.wait_nri(socket_path, before)
         result['nri_ready'] = nri_ready
         if not nri_ready:
+            # containerd 1.7 serves its socket before its CRI service starts NRI, and exits when that fails:
+            # answering once is not staying up
+            answers, detail, _version = verifier.containerd_answers()
+            if not answers:
+                result['containerd_ready'] = False
+                fail_down(module, verifier, result, 'containerd answered on %s after the restart, but the NRI socket %s '
+                          'was not created within %ds and containerd no longer answers (%s): it stopped after it had '
+                          'started.' % (params['address'], socket_path, params['timeout'], detail))
             journal = verifier.journal()
             result['journal'] = journal
+            errors = verifier.errors()
+            result['journal_errors'] = errors
             module.fail_json(msg=(
                 'containerd answers, but the NRI socket %s was not created within %ds. NRI is not active: check that '
                 'containerd is 1.7 or later, that [plugins."io.containerd.nri.v1.nri"] has disable = false in the '
                 'config containerd actually loads (`containerd config dump`), and that socket_path matches. The '
-                'configuration was kept. Last %d lines of %s:\n%s'
-                % (socket_path, params['timeout'], len(journal),
-                   params['log_file'] or 'journalctl -u %s' % params['service'], '\n'.join(journal))), **result)
+                'configuration was kept.%s Last %d lines of %s:\n%s'
+                % (socket_path, params['timeout'], error_text(verifier, errors), len(journal),
+                   log_source(params), '\n'.join(journal))), **result)
     module.exit_json(msg='containerd answers on %s%s' % (
         params['address'], ' and the NRI socket %s is up' % socket_path if wait_nri else ''), **result)
 

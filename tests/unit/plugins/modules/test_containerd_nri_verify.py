@@ -117,6 +117,32 @@ def test_containerd_down_restores_and_fails_with_the_log(sandbox, capsys):
     assert res['journal'] == ['line 49', 'line 50']
 
 
+# A containerd that serves its socket for a second and exits without an NRI socket (containerd 1.7 serves its
+# socket before its CRI service starts NRI, and exits when that fails): a forked child listens, then goes.
+ANSWER_THEN_DIE = ('import os, socket, sys, time\n'
+                   'if os.fork() == 0:\n'
+                   '    s = socket.socket(socket.AF_UNIX); os.path.exists(sys.argv[1]) and os.remove(sys.argv[1])\n'
+                   '    s.bind(sys.argv[1]); s.listen(8); time.sleep(1.0); s.close(); os._exit(0)\n'
+                   'time.sleep(0.2)\n')
+
+
+def test_containerd_that_answers_then_dies_is_down_and_restored(sandbox, capsys):
+    config = sandbox['path'] / 'config.toml'
+    backup = sandbox['path'] / 'config.toml.bak'
+    config.write_text('version = 3\n')
+    backup.write_text('version = 2\n')
+    res = run_module(capsys, **base_args(sandbox, timeout=2, journal_lines=2,
+                                         restart_command=[sys.executable, '-c', ANSWER_THEN_DIE, sandbox['address']],
+                                         restore=[dict(path=str(config), backup_file=str(backup))]))
+    assert res['failed'] is True
+    assert res['containerd_ready'] is False and res['nri_ready'] is False
+    assert res['msg'].startswith('containerd answered on %s after the restart, but the NRI socket %s was not created '
+                                 'within 2s and containerd no longer answers (cannot connect to'
+                                 % (sandbox['address'], sandbox['nri']))
+    assert 'it stopped after it had started. Restored %s (from %s).' % (config, backup) in res['msg']
+    assert config.read_text() == 'version = 2\n'
+
+
 def test_containerd_down_without_restore_says_so(sandbox, capsys):
     res = run_module(capsys, **base_args(sandbox, restart_command=['false']))
     assert res['failed'] is True
