@@ -19,7 +19,8 @@ file; a difference is printed and makes the exit status 1, as does a failed run 
 side by side. --profile adds, after the timed runs, one untimed first run of ours (and of the baseline) with the
 ansible.posix.profile_tasks callback and prints the ten most expensive tasks. --scale runs only our first run at
 each fleet size and prints the seconds per host. --by-process (root, Debian's acct) splits every run's CPU seconds
-into the controller's main process, its workers, the modules and the other commands, per host. Nothing is left behind unless --keep is given.
+into the controller's main process, its workers, the modules and the other commands, per host. Nothing is left
+behind unless --keep is given.
 """
 from __future__ import annotations
 
@@ -432,12 +433,11 @@ def summarize(records, variants):
                 'skipped_per_host': statistics.mean(c.get('skipped', 0) for c in recaps) if recaps else 0,
                 'results_per_host': statistics.mean(results) if results else 0})
             if all('by_process' in r for r in mine):
-                rows[-1]['cpu_per_host_by_process'] = dict(
-                    (kind, statistics.median(r['by_process'][kind][0] / max(len(r['recap']), 1) for r in mine))
-                    for kind in PROCESS_KINDS)
-                rows[-1]['processes_per_host_by_process'] = dict(
-                    (kind, statistics.median(r['by_process'][kind][1] / max(len(r['recap']), 1) for r in mine))
-                    for kind in PROCESS_KINDS)
+                for key, column in (('cpu_per_host_by_process', 0), ('processes_per_host_by_process', 1)):
+                    rows[-1][key] = dict(
+                        (kind, statistics.median(r['by_process'][kind][column] / max(len(r['recap']), 1)
+                                                 for r in mine))
+                        for kind in PROCESS_KINDS)
     return rows
 
 

@@ -138,8 +138,8 @@ _LOGRUS_TIME_RE = re.compile(r'\btime="[^"]*" ?')
 
 
 def journal_errors(lines, limit=10):
-    """The lines of containerd's journal that say why it stopped: its error, fatal and panic lines and systemd's
-    lines about the unit failing, each told once (a unit that systemd restarts again and again repeats them; the
+    """The lines of containerd's journal that say why it stopped: its error, fatal and panic lines, the error its
+    command line exits with, and systemd's lines about the unit failing, each told once (a unit that systemd restarts again and again repeats them; the
     last occurrence is kept), in the order they last occurred, at most ``limit`` of them (the last ones)."""
     last = {}
     for index, line in enumerate(lines):

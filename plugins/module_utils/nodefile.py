@@ -165,6 +165,21 @@ def write_error(path, exc):
     return 'cannot write %s: %s%s' % (path, reason, hint)
 
 
+def oversize_message(path, size, limit):
+    """node_files' refusal of new content above its max_size (the module's and the controller's plan alike)."""
+    return ('refusing to write %s: the new content is %d bytes, above the limit of %d bytes (max_size). '
+            'Nothing was changed.' % (path, size, limit))
+
+
+def changed_meanwhile_message(path, expected, actual):
+    """node_files' refusal when the file is no longer what the change was based on (``expected`` and ``actual``:
+    checksums, or 'absent')."""
+    def describe(checksum):
+        return 'no file' if checksum == 'absent' else 'checksum ' + checksum
+    return ('%s changed on the node while this task was running (expected %s, found %s); nothing was written. '
+            'Run the task again.' % (path, describe(expected), describe(actual)))
+
+
 def check_writable(path):
     """Refuse before anything is written when ``path`` (or its directory) is immutable or append-only."""
     for target in (path, os.path.dirname(path) or '.'):

@@ -166,9 +166,10 @@ journal:
 journal_errors:
   description:
     - The lines of containerd's journal since this task restarted it (or of O(log_file)) that say why it stopped -
-      containerd's C(level=error), C(fatal) and C(panic) lines and systemd's lines about the unit failing - each
-      once, at most 10. They are also in the message, before the last lines; when systemd has started containerd
-      again meanwhile, the last lines show only that new start, and these show the reason.
+      containerd's C(level=error), C(fatal) and C(panic) lines, the error its command line exits with (an
+      unreadable configuration, for example) and systemd's lines about the unit failing - each once, at most 10.
+    - They are also in the message, before the last lines; when systemd has started containerd again meanwhile,
+      the last lines show only that new start, and these show the reason.
   returned: when containerd did not answer
   type: list
   elements: str
@@ -216,7 +217,7 @@ ARGUMENT_SPEC = dict(
 )
 
 POLL_INTERVAL = 0.5
-# the most of containerd's error lines shown (journal_errors), and the most of a log file read for them
+# the most of containerd's error lines shown (journal_errors), and the most of O(log_file) read (its last bytes)
 MAX_ERROR_LINES = 10
 MAX_LOG_BYTES = 4 * 1024 * 1024
 
@@ -313,15 +314,20 @@ class Verifier(object):
                 return False
             time.sleep(POLL_INTERVAL)
 
+    def log_file_lines(self):
+        """The lines of the last MAX_LOG_BYTES of O(log_file); raises OSError when it cannot be read."""
+        with open(self.params['log_file'], 'rb') as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - MAX_LOG_BYTES))
+            return handle.read().decode('utf-8', 'replace').splitlines()
+
     def journal(self):
         lines = self.params['journal_lines']
         if self.params['log_file']:
             try:
-                with open(self.params['log_file'], 'rb') as handle:
-                    data = handle.read().decode('utf-8', 'replace')
+                return self.log_file_lines()[-lines:]
             except (IOError, OSError) as err:
                 return ['(could not read %s: %s)' % (self.params['log_file'], err)]
-            return data.splitlines()[-lines:]
         journalctl = self.module.get_bin_path('journalctl')
         if not journalctl:
             return ['(journalctl is not installed; set log_file to show containerd\'s log)']
@@ -334,16 +340,13 @@ class Verifier(object):
     def errors(self):
         """containerd's error lines since the first restart of this task (journal_errors): the reason it stopped,
         which the last lines alone miss when systemd has started it again meanwhile (each start logs dozens of
-        lines before it fails again). Without a restart, or from O(log_file), the whole journal or file is read."""
+        lines before it fails again). Without a restart the last 5000 journal lines are read; from O(log_file), its
+        last MAX_LOG_BYTES."""
         if self.params['log_file']:
             try:
-                with open(self.params['log_file'], 'rb') as handle:
-                    handle.seek(0, os.SEEK_END)
-                    handle.seek(max(0, handle.tell() - MAX_LOG_BYTES))
-                    data = handle.read().decode('utf-8', 'replace')
+                return journal_errors(self.log_file_lines(), MAX_ERROR_LINES)
             except (IOError, OSError):
                 return []
-            return journal_errors(data.splitlines(), MAX_ERROR_LINES)
         journalctl = self.module.get_bin_path('journalctl')
         if not journalctl:
             return []
@@ -381,23 +384,30 @@ def log_source(params):
     return params['log_file'] or 'journalctl -u %s' % params['service']
 
 
-def error_text(verifier, errors):
-    """containerd's error lines (Verifier.errors) as a paragraph of the message, or nothing."""
-    if not errors:
-        return ''
-    return ' containerd\'s errors%s (%s):\n%s\n' % (
-        ' since the restart' if verifier.started is not None and not verifier.params['log_file'] else '',
-        log_source(verifier.params), '\n'.join(errors))
+def read_log(verifier, result):
+    """containerd's last journal lines and its error lines since the restart, kept in ``result`` too."""
+    result['journal'] = verifier.journal()
+    result['journal_errors'] = verifier.errors()
+    return result['journal'], result['journal_errors']
+
+
+def log_text(verifier, journal, errors):
+    """The part of a failure message after its first sentences: containerd's error lines, when any were found,
+    then the last lines of its journal (or O(log_file))."""
+    source = log_source(verifier.params)
+    text = ''
+    if errors:
+        text = "containerd's errors%s (%s):\n%s\n" % (
+            ' since the restart' if verifier.started is not None and not verifier.params['log_file'] else '',
+            source, '\n'.join(errors))
+    return text + 'Last %d lines of %s:\n%s' % (len(journal), source, '\n'.join(journal))
 
 
 def fail_down(module, verifier, result, what):
     """Fail because containerd is not answering: with its journal and errors, after putting back O(restore) and
     restarting it once more when this task restarted it."""
     params = module.params
-    journal = verifier.journal()
-    result['journal'] = journal
-    errors = verifier.errors()
-    result['journal_errors'] = errors
+    journal, errors = read_log(verifier, result)
     if params['restore'] and params['restart']:
         restored, problems = verifier.restore()
         result['restored'] = restored
@@ -415,10 +425,7 @@ def fail_down(module, verifier, result, what):
                      % (detail2, '' if rc2 == 0 else '; `%s` rc=%d: %s' % (command, rc2, output2[-300:])))
     elif params['restart']:
         what += ' This task restored no files (its restore list is empty).'
-    what += error_text(verifier, errors)
-    gap = '' if what.endswith('\n') else ' '
-    tail = 'Last %d lines of %s:\n%s' % (len(journal), log_source(params), '\n'.join(journal))
-    module.fail_json(msg=what + gap + tail, **result)
+    module.fail_json(msg=what + ' ' + log_text(verifier, journal, errors), **result)
 
 
 def run(module):
@@ -485,17 +492,13 @@ def run(module):
                 fail_down(module, verifier, result, 'containerd answered on %s after the restart, but the NRI socket %s '
                           'was not created within %ds and containerd no longer answers (%s): it stopped after it had '
                           'started.' % (params['address'], socket_path, params['timeout'], detail))
-            journal = verifier.journal()
-            result['journal'] = journal
-            errors = verifier.errors()
-            result['journal_errors'] = errors
+            journal, errors = read_log(verifier, result)
             module.fail_json(msg=(
                 'containerd answers, but the NRI socket %s was not created within %ds. NRI is not active: check that '
                 'containerd is 1.7 or later, that [plugins."io.containerd.nri.v1.nri"] has disable = false in the '
                 'config containerd actually loads (`containerd config dump`), and that socket_path matches. The '
-                'configuration was kept.%s Last %d lines of %s:\n%s'
-                % (socket_path, params['timeout'], error_text(verifier, errors), len(journal),
-                   log_source(params), '\n'.join(journal))), **result)
+                'configuration was kept. %s' % (socket_path, params['timeout'], log_text(verifier, journal, errors))),
+                **result)
     module.exit_json(msg='containerd answers on %s%s' % (
         params['address'], ' and the NRI socket %s is up' % socket_path if wait_nri else ''), **result)
 

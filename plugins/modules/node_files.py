@@ -221,8 +221,8 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
-    MAX_CONFIG_BYTES, NodeFileError, TempFile, check_writable, dangling_link, read_limited, remove_stale_temp_files,
-    write_error, write_target,
+    MAX_CONFIG_BYTES, NodeFileError, TempFile, changed_meanwhile_message, check_writable, dangling_link,
+    oversize_message, read_limited, remove_stale_temp_files, write_error, write_target,
 )
 
 ARGUMENT_SPEC = dict(
@@ -396,8 +396,7 @@ def run(module):
         path = write_target(item['path'])
         data = to_bytes(item['content'], errors='surrogate_or_strict')
         if len(data) > limit:
-            fail('refusing to write %s: the new content is %d bytes, above the limit of %d bytes (max_size). '
-                 'Nothing was changed.' % (item['path'], len(data), limit))
+            fail(oversize_message(item['path'], len(data), limit))
         try:
             current = read_limited(path, limit, 'configuration file')
         except NodeFileError as err:
@@ -406,10 +405,7 @@ def run(module):
         if expected is not None:
             actual = 'absent' if current is None else _sha1(current)
             if actual != expected:
-                fail('%s changed on the node while this task was running (expected %s, found %s); '
-                     'nothing was written. Run the task again.'
-                     % (item['path'], 'no file' if expected == 'absent' else 'checksum ' + expected,
-                        'no file' if actual == 'absent' else 'checksum ' + actual))
+                fail(changed_meanwhile_message(item['path'], expected, actual))
         if current != data:
             try:
                 check_writable(path)

@@ -20,7 +20,9 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, temp_pattern
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
+    MAX_CONFIG_BYTES, changed_meanwhile_message, oversize_message, temp_pattern,
+)
 
 NODE_FILES = 'numaops.colocation.node_files'
 
@@ -185,17 +187,13 @@ def simulated_commit(writes, remove, cache, limit=MAX_CONFIG_BYTES):
         info = infos[path]
         data = to_bytes(item['content'], errors='surrogate_or_strict')
         if len(data) > limit:
-            raise AnsibleActionFail('refusing to write %s: the new content is %d bytes, above the limit of %d bytes '
-                                    '(max_size). Nothing was changed.' % (path, len(data), limit))
+            raise AnsibleActionFail(oversize_message(path, len(data), limit))
         current = base64.b64decode(info['content']) if info.get('exists') else None
         expected = item.get('expected_checksum')
         if expected is not None:
             actual = info['checksum'] if current is not None else 'absent'
             if actual != expected:
-                raise AnsibleActionFail(
-                    '%s changed on the node while this task was running (expected %s, found %s); nothing was '
-                    'written. Run the task again.' % (path, 'no file' if expected == 'absent' else 'checksum ' + expected,
-                                                      'no file' if actual == 'absent' else 'checksum ' + actual))
+                raise AnsibleActionFail(changed_meanwhile_message(path, expected, actual))
         if current != data:
             if info['write_error']:
                 raise AnsibleActionFail(info['write_error'])
