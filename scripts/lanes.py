@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def _minutes(seconds):
     seconds = int(seconds)
     return '%dm%02ds' % (seconds // 60, seconds % 60)
+
+
+ERROR_LINES = 12
+_ERROR = re.compile(r'^(fatal: |failed: |ERROR |E   |FAILED |\S*Error: )|FAILED! =>|Traceback \(most recent')
+
+
+def error_lines(lines, limit=ERROR_LINES, width=600):
+    """The last ``limit`` lines of a job's output that say why it failed (ansible's fatal/failed lines,
+    molecule's and pytest's errors, tracebacks), each cut to ``width`` characters; retries are not errors."""
+    found = [line for line in lines if _ERROR.search(line) and 'FAILED - RETRYING' not in line]
+    return ['  ' + (line if len(line) <= width else line[:width] + ' [...]') for line in found[-limit:]]
 
 
 def log_path(logdir, name):
@@ -106,6 +118,15 @@ def main(argv=None):
                 lines = handle.read().decode('utf-8', 'replace').splitlines()
             print('\n'.join(lines[-150:]))
     if failed:
+        # the reasons once more, each in a few lines, as the very last thing printed: a CI page that shows only
+        # the head and the end of a long log still shows why
+        for name in failed:
+            path = log_path(logdir, name)
+            if os.path.exists(path):
+                with open(path, 'rb') as handle:
+                    lines = handle.read().decode('utf-8', 'replace').splitlines()
+                print('\nlanes: why %s failed (its error lines, the last %d):' % (name, ERROR_LINES))
+                print('\n'.join(error_lines(lines)) or '  (no error line found; see its output above)')
         print('\nlanes: FAILED: %s' % ', '.join(failed))
         return 1
     print('\nlanes: every job passed')

@@ -12,6 +12,7 @@ port the kernel handed out free. The binaries come from ``scripts/upstream.sh pa
 from __future__ import annotations
 
 import json
+import random
 import os
 import signal
 import socket
@@ -94,7 +95,41 @@ def _has_flag(binary, flag):
     return flag in result.stdout
 
 
-def free_port():
+_HANDED_OUT = set()
+
+
+def _ephemeral_low(path='/proc/sys/net/ipv4/ip_local_port_range'):
+    """The lowest port the kernel hands to outgoing connections (32768 when it cannot be read)."""
+    try:
+        with open(path) as handle:
+            return int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port(low=10000):
+    """A port free on HOST now, taken below the kernel's ephemeral range.
+
+    A port the kernel hands out for ``bind(0)`` comes from the same range as the local ports of outgoing
+    connections; between this call and the component's own bind, seconds later, a client elsewhere on the
+    machine (the other CI lane's SSH to its VM, its HTTP clients) may get it, and the component then dies with
+    "address already in use". Ports below that range are never given to outgoing connections, so only another
+    listener can take one, and a bind test here sees those. Falls back to ``bind(0)`` when no such port is
+    free."""
+    high = _ephemeral_low() - 1
+    candidates = random.SystemRandom()
+    if high - low > 1000:
+        for _attempt in range(200):
+            port = candidates.randint(low, high)
+            if port in _HANDED_OUT:
+                continue
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                try:
+                    sock.bind((HOST, port))
+                except OSError:
+                    continue
+            _HANDED_OUT.add(port)
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
         return sock.getsockname()[1]
@@ -303,7 +338,9 @@ class ControlPlane:
         except OSError:
             return ''
 
-    def _wait(self, name, check, timeout=90):
+    def _wait(self, name, check, timeout=180):
+        # generous limits: they cost nothing when a component is up in seconds, and CI runs this beside the test
+        # VM (QEMU emulating two CPUs on a 2-core machine), where a start takes many times longer than alone
         deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
@@ -338,7 +375,7 @@ class ControlPlane:
         def ready():
             with urllib.request.urlopen(client + '/health', timeout=2) as response:
                 return json.loads(response.read()).get('health') == 'true'
-        self._wait('etcd', ready, timeout=30)
+        self._wait('etcd', ready, timeout=120)
 
     def start_apiserver(self):
         binary = os.path.join(upstream_dir('kubernetes'), 'kube-apiserver')
@@ -361,7 +398,7 @@ class ControlPlane:
             '--disable-admission-plugins', 'TaintNodesByCondition',
             '--v', '1',
         ])
-        self._wait('kube-apiserver', lambda: self._healthz(self.ports['apiserver'], '/readyz'), timeout=120)
+        self._wait('kube-apiserver', lambda: self._healthz(self.ports['apiserver'], '/readyz'), timeout=240)
 
     def start_controller_manager(self):
         binary = os.path.join(upstream_dir('kubernetes'), 'kube-controller-manager')
@@ -404,7 +441,7 @@ class ControlPlane:
             '--node-ip', HOST, '--cidr', POD_CIDR, '--node-lease-duration-seconds', '0',
         ])
         self._wait('kwok', lambda: _get('http://%s:%d/healthz' % (HOST, self.ports['kwok']), None)[0] == 200,
-                   timeout=60)
+                   timeout=180)
 
     def start_volcano(self):
         """Volcano's vc-controller-manager with only its colocation-config-controller, leader election off
@@ -420,7 +457,7 @@ class ControlPlane:
             with open(log, 'rb') as handle:
                 handle.seek(offset)
                 return b'colocationConfigController starting' in handle.read()
-        self._wait(name, started, timeout=60)
+        self._wait(name, started, timeout=180)
 
     def stop_volcano(self):
         stop_processes([p for p in self.processes if p['name'] == 'vc-controller-manager'])
@@ -451,8 +488,8 @@ class ControlPlane:
                 for name in self.initial_nodes:
                     add_node(client, name)
                 for name in self.initial_nodes:
-                    wait_for(lambda n=name: node_ready(client, n), 'node %s Ready' % name)
-                wait_for(lambda: default_service_account(client), 'the default ServiceAccount')
+                    wait_for(lambda n=name: node_ready(client, n), 'node %s Ready' % name, timeout=180)
+                wait_for(lambda: default_service_account(client), 'the default ServiceAccount', timeout=180)
             finally:
                 client.close()
         except BaseException:

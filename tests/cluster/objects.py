@@ -111,7 +111,7 @@ def create_namespace(client, name, labels=None):
                 return False
             raise
         return True
-    wait_for(has_sa, 'the default ServiceAccount of namespace %s' % name)
+    wait_for(has_sa, 'the default ServiceAccount of namespace %s' % name, timeout=180)
 
 
 def seed(client, obj, keep_status=True):
