@@ -33,12 +33,12 @@ def _minutes(seconds):
 
 
 ERROR_LINES = 12
-_ERROR = re.compile(r'^(fatal: |failed: |ERROR |E   |FAILED |\S*Error: )|FAILED! =>|Traceback \(most recent')
+_ERROR = re.compile(r'^(fatal: |failed: |ERROR:? |FATAL: |E   |FAILED |\S*Error: )|FAILED! =>|Traceback \(most recent')
 
 
 def error_lines(lines, limit=ERROR_LINES, width=600):
     """The last ``limit`` lines of a job's output that say why it failed (ansible's fatal/failed lines,
-    molecule's and pytest's errors, tracebacks), each cut to ``width`` characters; retries are not errors."""
+    molecule's, ansible-test's and pytest's errors, tracebacks), each cut to ``width`` characters; retries are not errors."""
     found = [line for line in lines if _ERROR.search(line) and 'FAILED - RETRYING' not in line]
     return ['  ' + (line if len(line) <= width else line[:width] + ' [...]') for line in found[-limit:]]
 

@@ -12,7 +12,7 @@ from ansible_collections.numaops.colocation.tests.cluster import controlplane
 
 def test_ports_are_below_the_ephemeral_range_distinct_and_free():
     low = controlplane._ephemeral_low()
-    ports = [controlplane.free_port() for _ in range(20)]
+    ports = [controlplane.free_port() for _index in range(20)]
     assert len(set(ports)) == 20
     for port in ports:
         assert 10000 <= port < low
