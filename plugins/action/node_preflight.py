@@ -3,9 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Action plugin for numaops.colocation.node_preflight: with ``lock``, takes the node lock first (node_lock) and
-then reads the node, in one task; a read that fails after the lock was taken releases the lock again."""
+then reads the node, in one task; a read that fails after the lock was taken releases the lock again. With
+``checks``, judges what was read against what node_prep asks (module_utils/preflight.checks), on the controller,
+in the same task: the role needs no task of its own for it."""
 from __future__ import annotations
 
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.numaops.colocation.plugins.module_utils import preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 
 
@@ -13,3 +18,20 @@ class ActionModule(LockFirstAction):
 
     MODULE = 'numaops.colocation.node_preflight'
     RELEASE_ON_FAILURE = True
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        args = dict(self._task.args)
+        wanted = args.pop('checks', None)
+        if wanted is not None and not isinstance(wanted, dict):
+            raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
+                                    'not %r. Nothing was read.' % (wanted,))
+        unknown = sorted(set(wanted or {}) - set(preflight.CHECKS_DEFAULTS))
+        if unknown:
+            raise AnsibleActionFail('node_preflight: checks has unknown key(s) %s (allowed: %s). Nothing was read.'
+                                    % (', '.join(unknown), ', '.join(sorted(preflight.CHECKS_DEFAULTS))))
+        self._task.args = args  # the module on the node never sees checks
+        result = super(ActionModule, self).run(tmp, task_vars)
+        if wanted is not None and not result.get('failed'):
+            result['checks'] = preflight.checks(result, wanted, task_vars.get('inventory_hostname', ''))
+        return result

@@ -97,6 +97,23 @@ options:
     description: The os-release file.
     type: path
     default: /etc/os-release
+  checks:
+    description:
+      - What the C(numaops.colocation.node_prep) role asks of the node. With it, the action plugin judges what was
+        read against it on the controller, in the same task, and returns RV(checks); the module on the node never
+        sees it. Without it, only the read is returned.
+      - "Keys (all optional; the role passes its variables of the same name without the C(node_prep_) prefix):
+        C(kernel_args), C(mem_sampling) (V(auto), V(enabled) or V(disabled)), C(mem_sampling_args),
+        C(memory_qos_enabled), C(reboot_allowed), C(manage_services), C(containerd_version), C(containerd_binary),
+        C(nri_enabled) (V(null): containerd is left alone), C(kubelet_enabled), C(kubelet_config_path),
+        C(kubelet_service), C(kubelet_unit_dirs), C(kubelet_env_files), C(kubelet_config_candidates),
+        C(reserved_system_cpus), C(reserved_memory), C(k8s_enabled), C(node_name), C(cgroup_root),
+        C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir); C(facts) (the gathered C(distribution),
+        C(distribution_version), C(distribution_release) and C(architecture), when there are any; else
+        C(/etc/os-release) and C(uname) are used); C(unknown) (sentences naming collection variables nothing reads)
+        and C(allow_unknown) (C(colocation_allow_unknown_variables))."
+      - An unknown key fails the task, naming it.
+    type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
 seealso:
@@ -162,6 +179,27 @@ os:
   description: C(release) (the os-release values), C(machine) and C(nodename) (C(uname)).
   returned: always
   type: dict
+checks:
+  description:
+    - The pre-flight verdict, with O(checks) - C(errors) (one message per check that fails, each naming the host,
+      the file or variable, the value found and what is allowed; empty when the node fits), C(notes) (what the
+      run should say beyond pass or fail), C(kernel_args) (the kernel arguments to manage, with the openEuler
+      memory-sampling flags when they apply), C(mem_sampling_wanted), C(cgroup_v2_memory) (V(null) when memory QoS
+      is off), C(cgroup_v2_args), C(cgroup_v2_after_reboot) (cgroup v2 comes with this run's reboot),
+      C(containerd_version) (given or read; V('') when containerd is left alone) and C(kubelet_config) (the file
+      found).
+  returned: when O(checks) is given and the read succeeded
+  type: dict
+  sample:
+    errors: []
+    notes: []
+    kernel_args: [systemd.unified_cgroup_hierarchy=1]
+    mem_sampling_wanted: false
+    cgroup_v2_memory: true
+    cgroup_v2_args: [systemd.unified_cgroup_hierarchy=1]
+    cgroup_v2_after_reboot: false
+    containerd_version: 1.7.24
+    kubelet_config: /var/lib/kubelet/config.yaml
 lock:
   description:
     - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
@@ -199,6 +237,8 @@ ARGUMENT_SPEC = dict(
     os_release_path=dict(type='path', default='/etc/os-release'),
     # taken first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
+    # judged on the controller by the action plugin, which removes it before the module runs
+    checks=dict(type='dict'),
 )
 
 
