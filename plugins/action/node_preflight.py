@@ -26,10 +26,9 @@ class ActionModule(LockFirstAction):
         if wanted is not None and not isinstance(wanted, dict):
             raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
                                     'not %r. Nothing was read.' % (wanted,))
-        unknown = sorted(set(wanted or {}) - set(preflight.CHECKS_DEFAULTS))
-        if unknown:
-            raise AnsibleActionFail('node_preflight: checks has unknown key(s) %s (allowed: %s). Nothing was read.'
-                                    % (', '.join(unknown), ', '.join(sorted(preflight.CHECKS_DEFAULTS))))
+        problem = preflight.unknown_checks_keys(wanted)
+        if problem:
+            raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
         self._task.args = args  # the module on the node never sees checks
         result = super(ActionModule, self).run(tmp, task_vars)
         if wanted is not None and not result.get('failed'):

@@ -114,6 +114,15 @@ CHECKS_DEFAULTS = {
 }
 
 
+def unknown_checks_keys(asked):
+    """The message for keys of ``asked`` that checks() does not know (None when there are none): the one wording
+    of this refusal, for checks() and for node_preflight's action plugin, which refuses before the read."""
+    unknown = sorted(set(asked or {}) - set(CHECKS_DEFAULTS))
+    if not unknown:
+        return None
+    return 'checks has unknown key(s) %s (allowed: %s)' % (', '.join(unknown), ', '.join(sorted(CHECKS_DEFAULTS)))
+
+
 def truthy(value):
     """What Ansible's ``bool`` filter makes of a value: true for true, 1 and the strings yes/on/true/t/y/1."""
     if isinstance(value, bool):
@@ -244,10 +253,9 @@ def checks(node, asked, host):
 
     Returns {kernel_args, mem_sampling_wanted, cgroup_v2_memory (None: not checked), cgroup_v2_args,
     cgroup_v2_after_reboot, containerd_version, kubelet_config, notes, errors}."""
-    unknown_keys = sorted(set(asked or {}) - set(CHECKS_DEFAULTS))
-    if unknown_keys:
-        raise ValueError('checks has unknown key(s) %s (allowed: %s)'
-                         % (', '.join(unknown_keys), ', '.join(sorted(CHECKS_DEFAULTS))))
+    problem = unknown_checks_keys(asked)
+    if problem:
+        raise ValueError(problem)
     asked = dict(CHECKS_DEFAULTS, **(asked or {}))
     facts = asked['facts'] or {}
     memory_qos = truthy(asked['memory_qos_enabled'])

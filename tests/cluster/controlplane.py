@@ -6,14 +6,14 @@ kube-scheduler, kwok) in a private directory.
 
 Every process runs in its own process group, its id kept in ``<dir>/state.json``; :func:`stop_state` ends
 exactly those groups (SIGTERM, then SIGKILL after a grace period). Every listener is bound to 127.0.0.1 on a
-port the kernel handed out free. The binaries come from ``scripts/upstream.sh path <component>`` (built by
+port found free below the kernel's ephemeral range (:func:`free_port`). The binaries come from ``scripts/upstream.sh path <component>`` (built by
 ``scripts/upstream.sh build kubernetes etcd kwok``), or from ``$NUMAOPS_UPSTREAM_<COMPONENT>`` (a directory).
 """
 from __future__ import annotations
 
 import json
-import random
 import os
+import random
 import signal
 import socket
 import ssl
