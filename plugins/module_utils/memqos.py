@@ -23,6 +23,12 @@ Per container (what the Volcano agent does, see docs/memory_qos.md):
 Beyond the agent: each managed pod's memory.min/low is the sum of its children's, the QoS-class and
 kubepods levels the sum of theirs, and writes are ordered so that no parent is ever below the sum of
 its children: first every decrease, children before parents; then every increase, parents first.
+
+With the systemd driver every cgroup the module writes is a systemd unit (a ``.slice`` or a ``.scope``), and
+systemd writes a unit's own MemoryMin=/MemoryLow=/MemoryHigh= back into its cgroup whenever it re-applies the
+unit's settings, which the kubelet makes it do (see docs/memory_qos.md). :func:`plan_node` therefore also
+compares what systemd holds for each unit (``held``, from :func:`parse_unit_properties`), and
+:func:`write_batches` groups the writes into one ``systemctl set-property`` call per unit and step.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -259,7 +265,7 @@ def _read(snapshot, path, name):
     return (snapshot.get(path) or {}).get(name)
 
 
-def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_size=4096):
+def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_size=4096, held=None):
     """Decide every value and the write order for a node.
 
     ``pod_plans``: from :func:`pod_plan` for managed pods. ``snapshot``: ``{cgroup path: {file: value}}``
@@ -274,7 +280,12 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
     that is gone or not running), each ``{'kind': 'invalid' | 'no_memory_controller', 'pod': 'ns/name' or
     None, 'container': name or None, 'level': 'pod'/'qos'/'kubepods' or None, 'cgroup', 'reason'}``.
     ``containers_found``: containers of managed pods whose cgroup exists (the ones that should be written).
+    ``held``: ``{cgroup path: {file: value}}`` of the cgroups that are loaded systemd units (what systemd
+    holds as the unit's MemoryMin=/MemoryLow=/MemoryHigh= and writes again whenever it re-applies the unit);
+    a value that is right in the file but not in ``held`` is written too (the write then carries ``held``,
+    the unit's value, or None when it could not be read). Without ``held`` only the files count.
     """
+    held = held or {}
     final = {}
     writes = []
     counts = {'unchanged': 0, 'skipped': 0, 'found': 0}
@@ -289,11 +300,15 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
         old = _read(snapshot, path, name)
         value = page_round(value, page_size)
         final.setdefault(path, {})[name] = value
-        if old == value:
+        kept = _read(held, path, name) if path in held else value
+        if old == value and kept == value:
             counts['unchanged'] += 1
             return False
-        writes.append({'cgroup': path, 'file': name, 'old': None if old is None else to_text(old),
-                       'new': to_text(value), 'level': level})
+        write = {'cgroup': path, 'file': name, 'old': None if old is None else to_text(old),
+                 'new': to_text(value), 'level': level}
+        if kept != value:
+            write['held'] = None if kept is None else to_text(kept)
+        writes.append(write)
         return True
 
     managed_pods = []
@@ -460,6 +475,94 @@ def order_writes(writes):
     decreases = sorted((w for w in writes if is_decrease(w)), key=lambda w: (-w['level'], w['cgroup'], w['file']))
     increases = sorted((w for w in writes if not is_decrease(w)), key=lambda w: (w['level'], w['cgroup'], w['file']))
     return decreases + increases
+
+
+# ---------------------------------------------------------------- systemd units
+# The cgroup files the module writes and the systemd unit properties that carry them.
+SYSTEMD_PROPERTIES = {MEMORY_MIN: 'MemoryMin', MEMORY_LOW: 'MemoryLow', MEMORY_HIGH: 'MemoryHigh'}
+SYSTEMD_UNIT_SUFFIXES = ('.slice', '.scope')
+SYSTEMD_INFINITY = 'infinity'
+
+
+def systemd_unit(cgroup):
+    """The systemd unit a cgroup path is named after (its last component when it ends in .slice or .scope), or None."""
+    name = (cgroup or '').rstrip('/').rsplit('/', 1)[-1]
+    for suffix in SYSTEMD_UNIT_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name
+    return None
+
+
+def show_argv(units):
+    """``systemctl show`` of the properties :func:`parse_unit_properties` reads, for ``units``."""
+    return ['systemctl', 'show', '--property=Id,LoadState,%s' % ','.join(sorted(SYSTEMD_PROPERTIES.values())),
+            '--'] + list(units)
+
+
+def set_property_argv(unit, values):
+    """``systemctl set-property --runtime`` of ``values`` ({file: 'max' or digits}) on ``unit``."""
+    return ['systemctl', 'set-property', '--runtime', '--', unit] + [
+        '%s=%s' % (SYSTEMD_PROPERTIES[name], SYSTEMD_INFINITY if values[name] == MAX else values[name])
+        for name in sorted(values)]
+
+
+def parse_unit_properties(text):
+    """``{unit: {file: value}}`` from the output of :func:`show_argv` (blocks separated by a blank line).
+
+    Only loaded units are returned: a cgroup that is not a loaded unit is written as a plain file. A value
+    systemd shows as ``infinity`` is ``'max'``; one that is neither that nor a byte count is left out, so
+    the file is written again with the property (the write's ``held`` is then None).
+    """
+    out = {}
+    for block in (text or '').replace('\r\n', '\n').split('\n\n'):
+        fields = {}
+        for line in block.splitlines():
+            key, sep, value = line.partition('=')
+            if sep:
+                fields[key.strip()] = value.strip()
+        unit = fields.get('Id')
+        if not unit or fields.get('LoadState') != 'loaded':
+            continue
+        values = {}
+        for name, prop in SYSTEMD_PROPERTIES.items():
+            value = fields.get(prop)
+            if value == SYSTEMD_INFINITY:
+                values[name] = MAX
+            elif value is not None and value.isdigit():
+                values[name] = int(value)
+        out[unit] = values
+    return out
+
+
+def write_batches(writes):
+    """The writes as calls: a list of lists, each the writes of one call, in the order to make them.
+
+    Writes with ``via`` == 'systemd' to the same cgroup that follow each other in ``writes`` (the order of
+    :func:`order_writes`) are one ``systemctl set-property`` call; a memory.high write (no hierarchy constraint)
+    joins its cgroup's first memory.min/memory.low write, so a container whose high falls and whose protection
+    rises is one call, not two. Every other write is a call of its own. The protection writes keep their order,
+    so :func:`check_order` holds for the flattened batches as it did for ``writes``.
+    """
+    first = {}
+    for index, write in enumerate(writes):
+        if write.get('via') == 'systemd' and write['file'] != MEMORY_HIGH:
+            first.setdefault(write['cgroup'], index)
+
+    def position(item):
+        index, write = item
+        if write.get('via') == 'systemd' and write['file'] == MEMORY_HIGH and write['cgroup'] in first:
+            return (first[write['cgroup']], 0)
+        return (index, 1)
+
+    batches = []
+    for _index, write in sorted(enumerate(writes), key=position):
+        last = batches[-1][-1] if batches else None
+        if (last is not None and write.get('via') == 'systemd' and last.get('via') == 'systemd'
+                and last['cgroup'] == write['cgroup'] and write['file'] not in [w['file'] for w in batches[-1]]):
+            batches[-1].append(write)
+        else:
+            batches.append([write])
+    return batches
 
 
 def check_order(writes, initial, parents):

@@ -27,6 +27,10 @@ description:
     first, then increases parents first) so that no parent is ever below the sum of its children.
   - Values are compared with what the kernel stores (whole pages, rounded down), so a second run reports
     no change, and a value that is already right is never rewritten.
+  - With the systemd cgroup driver every cgroup written is a systemd unit, and systemd puts its own values back
+    whenever the kubelet makes it re-apply a unit (after a container starts, after a kubelet restart, about once
+    a minute for the QoS-class slices). So the values are set as runtime properties of the units as well as
+    written to the files, and what systemd holds counts as well as the file (see O(systemd_units)).
   - Only files that already exist are written (a file is never created). Pod UIDs and container IDs are
     accepted only in the forms Kubernetes and the container runtimes produce, and nothing outside the
     kubepods cgroup is ever written. A pod or container whose cgroup has vanished (also while it is being
@@ -175,24 +179,32 @@ options:
     choices: [all, changes]
     default: all
     version_added: 0.1.0
-  systemd_slices:
+  systemd_units:
     description:
-      - How the C(memory.min)/C(memory.low) of the pod, QoS-class and kubepods cgroups are written with the systemd
-        driver, where each of them is a systemd slice.
-      - systemd writes a slice's own C(MemoryMin=)/C(MemoryLow=) (0 unless set) into its cgroup again whenever it
-        re-applies the unit's settings, and the kubelet makes it do so; it updates the QoS-class slices through
-        systemd about once a minute, which puts them back to 0 within the minute after a plain file write (seen
-        on the real kubelet in the collection's VM test).
-      - V(auto) sets them as runtime properties of the slice (C(systemctl set-property --runtime <slice>
-        MemoryMin=... MemoryLow=...)), so systemd itself writes and keeps them, when the driver is systemd,
-        O(cgroup_root) is C(/sys/fs/cgroup) and the node runs systemd (C(/run/systemd/system) exists);
-        otherwise it writes the files. V(always) requires the systemd way, V(never) always writes the files.
-      - Runtime properties live in C(/run) and end with the slice (the kubelet's slices are transient units) or
-        at the next boot. Container cgroups (C(.scope) units) are always written as files, like the Volcano agent
-        does.
+      - How the cgroups that are systemd units are written. With the systemd driver every cgroup this module
+        writes is one - the containers' C(.scope) units and the pod, QoS-class and kubepods C(.slice) units.
+      - systemd writes a unit's own C(MemoryMin=)/C(MemoryLow=)/C(MemoryHigh=) (0/0/infinity unless set) into its
+        cgroup again whenever it re-applies the unit's settings, and the kubelet makes it do so all the time. It
+        updates the QoS-class slices through systemd about once a minute, and every container's scope when it
+        starts (its CPU manager sends the container's resources to the runtime, which sets them as unit
+        properties), which puts a plain file write back to 0/0/max within seconds. Both were seen on the real
+        kubelet in the collection's VM test.
+      - V(auto) sets the values as runtime properties of the unit (C(systemctl set-property --runtime <unit>
+        MemoryMin=... MemoryLow=... MemoryHigh=...), one call per unit and step of the write order), so systemd
+        itself writes and keeps them, when the driver is systemd, O(cgroup_root) is C(/sys/fs/cgroup) and the
+        node runs systemd (C(/run/systemd/system) exists); otherwise it writes the files. V(always) requires
+        the systemd way, V(never) always writes the files only (as the Volcano agent does).
+      - Through systemd, what systemd holds for each unit (one C(systemctl show) for up to 400 units) counts as
+        well as the file - a value that is right in the file but not held by systemd would be undone at the
+        next re-apply, so it is drift and is written. A cgroup that is not a loaded unit is written as a file.
+      - The file is written too, so the value read back at once is the new one. Runtime properties live in
+        C(/run) and end with the unit (the kubelet's slices and the containers' scopes are transient units) or
+        at the next boot.
+      - Was O(systemd_slices) (still accepted as an alias), which covered only the slices' C(memory.min)/C(memory.low).
     type: str
     choices: [auto, always, never]
     default: auto
+    aliases: [systemd_slices]
     version_added: 0.1.0
 '''
 
@@ -331,8 +343,11 @@ levels:
 writes:
   description:
     - The writes in the order they were (or would be) made.
-    - C(via) is V(systemd) for a slice's C(memory.min)/C(memory.low) set as a runtime property of the slice (see
-      O(systemd_slices); the file is written too), V(file) for a plain write.
+    - C(via) is V(systemd) for a value set as a runtime property of the cgroup's systemd unit (see
+      O(systemd_units); the file is written too), V(file) for a plain write.
+    - C(held), only when systemd held another value for the unit than the expected one (null when it could not
+      be read); C(old) is always the file's value. A write with C(old) equal to C(new) sets the unit's property
+      only in effect - the file was right, but systemd would have put C(held) back.
   returned: always
   type: list
   elements: dict
@@ -597,13 +612,10 @@ def detect_driver(module, root, kubelet_root):
                        else 'neither kubepods.slice nor kubepods'))
 
 
-SYSTEMD_PROPERTIES = {'memory.min': 'MemoryMin', 'memory.low': 'MemoryLow'}
-
-
 def use_systemd(params, driver, root):
-    """Whether the slices' protection goes through systemd (option systemd_slices); raises NodeError for always
-    where it cannot."""
-    mode = params['systemd_slices']
+    """Whether the cgroups that are systemd units are written through systemd (option systemd_units); raises
+    NodeError for always where it cannot."""
+    mode = params['systemd_units']
     if mode == 'never':
         return False
     why = None
@@ -614,24 +626,42 @@ def use_systemd(params, driver, root):
     elif not os.path.isdir('/run/systemd/system'):
         why = 'the node does not run systemd (no /run/systemd/system)'
     if why and mode == 'always':
-        raise NodeError('systemd_slices=always, but %s; allowed there: auto or never' % why)
+        raise NodeError('systemd_units=always, but %s; allowed there: auto or never' % why)
     return why is None
 
 
-def slice_properties(writes):
-    """{slice cgroup: {file: value}} of the writes to .slice cgroups that systemd properties can carry, in order."""
-    out = {}
-    for write in writes:
-        if write['cgroup'].endswith('.slice') and write['file'] in SYSTEMD_PROPERTIES:
-            out.setdefault(write['cgroup'], {})[write['file']] = write['new']
-    return out
+# units per systemctl show call: far below the kernel's argument limit even with long unit names
+SHOW_CHUNK = 400
 
 
-def set_slice(module, cgroup, values):
-    """systemctl set-property --runtime <slice> MemoryMin=... MemoryLow=...; raises NodeError when it fails."""
-    unit = os.path.basename(cgroup)
-    argv = ['systemctl', 'set-property', '--runtime', unit]
-    argv += ['%s=%s' % (SYSTEMD_PROPERTIES[f], values[f]) for f in sorted(values)]
+def read_held(module, cgroups):
+    """{cgroup: {file: value}} of the ``cgroups`` that are loaded systemd units: what systemd holds for them
+    (systemctl show, a few hundred units per call); raises NodeError when systemctl fails."""
+    units = {}
+    for cgroup in cgroups:
+        unit = mq.systemd_unit(cgroup)
+        if unit:
+            units.setdefault(unit, []).append(cgroup)
+    names = sorted(units)
+    held = {}
+    for start in range(0, len(names), SHOW_CHUNK):
+        argv = mq.show_argv(names[start:start + SHOW_CHUNK])
+        rc, out, err = module.run_command(argv)
+        if rc != 0:
+            raise NodeError('%s failed (exit %d): %s. Nothing was written; with systemd_units=never the module '
+                            'writes the cgroup files only (systemd may then undo them)'
+                            % (' '.join(argv[:4] + ['<%d units>' % (len(argv) - 4)]), rc,
+                               (err or out).strip() or 'no output'))
+        for unit, values in mq.parse_unit_properties(out).items():
+            for cgroup in units.get(unit, []):
+                held[cgroup] = values
+    return held
+
+
+def set_unit(module, cgroup, values):
+    """systemctl set-property --runtime <unit> MemoryMin=... MemoryLow=... MemoryHigh=...; raises NodeError when
+    it fails."""
+    argv = mq.set_property_argv(mq.systemd_unit(cgroup), values)
     rc, out, err = module.run_command(argv)
     if rc != 0:
         raise NodeError('%s failed (exit %d): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
@@ -796,8 +826,23 @@ def run(module):
                 if entry['cgroup'] and not entry['skipped']:
                     tree.read_cgroup(entry['cgroup'], mq.CONTAINER_FILES)
 
+    via_systemd = use_systemd(params, driver, root)
+    held = {}
+    if via_systemd:
+        # the cgroups this run may write: the managed containers, and with hierarchy their pods and the levels
+        candidates = set()
+        for plan in plans:
+            if plan['skipped'] or plan['cgroup'] not in tree.snapshot:
+                continue
+            if hierarchy:
+                candidates.add(plan['cgroup'])
+            candidates.update(entry['cgroup'] for entry in plan['containers']
+                              if entry['cgroup'] and not entry['skipped'] and entry['cgroup'] in tree.snapshot)
+        if hierarchy:
+            candidates.update(rel for rel in qos_paths + [kubepods] if rel in tree.snapshot)
+        held = read_held(module, sorted(candidates))
     result = mq.plan_node(plans, tree.snapshot, tree.children, {'kubepods': kubepods, 'qos': qos_paths},
-                          hierarchy=hierarchy, page_size=page_size)
+                          hierarchy=hierarchy, page_size=page_size, held=held)
     nomem = [p for p in result['problems'] if p['kind'] == 'no_memory_controller' and p['container'] is not None]
     if nomem and len(nomem) == result['containers_found']:
         parents = sorted(set(os.path.dirname(p['cgroup']) for p in nomem))
@@ -812,44 +857,57 @@ def run(module):
     vanished = {}
     mismatched = []
     unreadable = []
-    via_systemd = use_systemd(params, driver, root)
-    slices = slice_properties(result['writes']) if via_systemd else {}
     for write in result['writes']:
-        write['via'] = 'systemd' if write['cgroup'] in slices and write['file'] in slices[write['cgroup']] else 'file'
+        write['via'] = 'systemd' if write['cgroup'] in held else 'file'
+    batches = mq.write_batches(result['writes'])
     if not module.check_mode:
-        slices_set = set()
-        for write in result['writes']:
-            if write['cgroup'] in vanished:
-                vanished[write['cgroup']].append(write['file'])
+        for batch in batches:
+            cgroup = batch[0]['cgroup']
+            if cgroup in vanished:
+                vanished[cgroup].extend(write['file'] for write in batch)
                 continue
-            path = os.path.join(tree.abspath(write['cgroup']), write['file'])
             try:
-                if write['via'] == 'systemd':
-                    if write['cgroup'] not in slices_set:
-                        if not os.path.isdir(tree.abspath(write['cgroup'])):
-                            raise IOError(errno.ENOENT, 'the slice is gone', path)
-                        # all of the slice's values in one call, at the place of its first write (the order
-                        # of plan_node: children before their parents)
-                        set_slice(module, write['cgroup'], slices[write['cgroup']])
-                        slices_set.add(write['cgroup'])
-                # the file too: systemd may apply the property after its answer, and the value read back
-                # below must be the one written (systemd then writes the same value)
-                write_value(path, write['new'])
+                if batch[0]['via'] == 'systemd':
+                    # all of the unit's values of this step in one call; then the files too: systemd may apply
+                    # the property after its answer, and the value read back below must be the one written
+                    # (systemd then writes the same value)
+                    if not os.path.isdir(tree.abspath(cgroup)):
+                        raise IOError(errno.ENOENT, 'the cgroup is gone', tree.abspath(cgroup))
+                    try:
+                        set_unit(module, cgroup, dict((write['file'], write['new']) for write in batch))
+                    except NodeError:
+                        if not os.path.isdir(tree.abspath(cgroup)):
+                            raise IOError(errno.ENOENT, 'the unit is gone', tree.abspath(cgroup))
+                        raise
             except (IOError, OSError, NodeError) as exc:
                 if isinstance(exc, (IOError, OSError)) and exc.errno in VANISHED:
-                    vanished[write['cgroup']] = [write['file']]
+                    vanished[cgroup] = [write['file'] for write in batch]
                     continue
-                raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
-                                % (write['new'], path, to_native(exc), len(done),
+                raise NodeError('%s. %d earlier writes were made: %s'
+                                % (to_native(exc), len(done),
                                    ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none'))
-            done.append(write)
-            try:
-                stored = mq.to_text(mq.parse_value(read_text(path)))
-            except (IOError, OSError, ValueError) as exc:
-                unreadable.append('%s (%s)' % (path, to_native(exc)))
-                continue
-            if stored != write['new']:
-                mismatched.append('%s holds %s after writing %s' % (path, stored, write['new']))
+            for write in batch:
+                if cgroup in vanished:
+                    vanished[cgroup].append(write['file'])
+                    continue
+                path = os.path.join(tree.abspath(cgroup), write['file'])
+                try:
+                    write_value(path, write['new'])
+                except (IOError, OSError) as exc:
+                    if exc.errno in VANISHED:
+                        vanished[cgroup] = [write['file']]
+                        continue
+                    raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
+                                    % (write['new'], path, to_native(exc), len(done),
+                                       ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none'))
+                done.append(write)
+                try:
+                    stored = mq.to_text(mq.parse_value(read_text(path)))
+                except (IOError, OSError, ValueError) as exc:
+                    unreadable.append('%s (%s)' % (path, to_native(exc)))
+                    continue
+                if stored != write['new']:
+                    mismatched.append('%s holds %s after writing %s' % (path, stored, write['new']))
         if mismatched:
             warnings.append('the kernel stored other values than written (is page_size %d right?): %s'
                             % (page_size, '; '.join(mismatched[:10])))
@@ -857,7 +915,7 @@ def run(module):
             warnings.append('%d written value(s) could not be read back, so whether the kernel kept them is unknown: %s'
                             % (len(unreadable), '; '.join(unreadable[:10])))
     else:
-        done = list(result['writes'])
+        done = [write for batch in batches for write in batch]
 
     mark_vanished(result, vanished, done, warnings, tree)
     pods_shown, levels_shown = mq.report_entries(result['pods'], result['levels'], params['report'])
@@ -900,7 +958,8 @@ def main():
             hierarchy=dict(type='bool', default=True),
             page_size=dict(type='int'),
             report=dict(type='str', choices=list(mq.REPORTS), default='all'),
-            systemd_slices=dict(type='str', choices=['auto', 'always', 'never'], default='auto'),
+            systemd_units=dict(type='str', choices=['auto', 'always', 'never'], default='auto',
+                               aliases=['systemd_slices']),
         ),
         mutually_exclusive=[('pods', 'pods_file')],
         required_one_of=[('pods', 'pods_file')],

@@ -12,11 +12,14 @@ path the real kubelet and containerd made, not one derived by us), and prints on
      "pods": {PATH: {...}}}     # each container's pod, the two QoS class slices and kubepods.slice
 
 paths relative to /sys/fs/cgroup. With --reset, each found container's memory.high/low/min are first set
-back to the kernel's defaults (max, 0, 0), so that what is read afterwards was written by whoever runs next.
+back to the kernel's defaults (max, 0, 0), so that what is read afterwards was written by whoever runs next:
+the scope unit's MemoryHigh=/MemoryLow=/MemoryMin= too (systemctl set-property --runtime), or systemd would put
+back what memory_qos set as the unit's properties the next time the kubelet makes it re-apply the unit.
 An ID that is not found is missing from "containers" (the caller's assertion names it).
 """
 import json
 import os
+import subprocess
 import sys
 
 ROOT = "/sys/fs/cgroup"
@@ -48,6 +51,8 @@ def main(argv):
     found = find(set(ids))
     if reset:
         for rel in found.values():
+            subprocess.check_call(["systemctl", "set-property", "--runtime", "--", os.path.basename(rel),
+                                   "MemoryHigh=infinity", "MemoryLow=0", "MemoryMin=0"])
             for name, value in DEFAULTS:
                 with open(os.path.join(ROOT, rel, name), "w") as handle:
                     handle.write(value)

@@ -593,3 +593,118 @@ def test_slim_pods_document_shapes():
     assert mq.slim_pods({'kind': 'PodList', 'apiVersion': 'v1', 'items': [pod]}) == {'kind': 'PodList', 'apiVersion': 'v1', 'items': [one]}
     assert mq.slim_pods({'resources': [pod], 'changed': False}) == {'resources': [one], 'changed': False}
     assert mq.slim_pods(dict(pod, kind='Pod')) == dict(one, kind='Pod')
+
+
+# ---------------------------------------------------------------- systemd units (held values, calls)
+@pytest.mark.parametrize('cgroup, unit', [
+    ('kubepods.slice', 'kubepods.slice'),
+    ('kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice', 'kubepods-burstable-pod1_2.slice'),
+    ('kubepods.slice/kubepods-pod1.slice/cri-containerd-abc.scope', 'cri-containerd-abc.scope'),
+    ('kubepods.slice/kubepods-pod1.slice/crio-abc.scope/', 'crio-abc.scope'),
+    ('kubepods/burstable/pod1/abc', None),
+    ('kubepods', None),
+    ('kubepods/.slice', None),
+    ('', None),
+])
+def test_systemd_unit(cgroup, unit):
+    assert mq.systemd_unit(cgroup) == unit
+
+
+def test_set_property_argv_says_infinity_for_max_and_ends_options():
+    assert mq.set_property_argv('cri-containerd-a.scope', {'memory.high': 'max', 'memory.low': '8192',
+                                                           'memory.min': '4096'}) == [
+        'systemctl', 'set-property', '--runtime', '--', 'cri-containerd-a.scope',
+        'MemoryHigh=infinity', 'MemoryLow=8192', 'MemoryMin=4096']
+
+
+def test_show_argv():
+    assert mq.show_argv(['a.slice', 'b.scope']) == [
+        'systemctl', 'show', '--property=Id,LoadState,MemoryHigh,MemoryLow,MemoryMin', '--', 'a.slice', 'b.scope']
+
+
+def test_parse_unit_properties():
+    text = ('Id=a.slice\nLoadState=loaded\nMemoryHigh=infinity\nMemoryLow=0\nMemoryMin=0\n\n'
+            'Id=b.scope\nLoadState=loaded\nMemoryHigh=107372544\nMemoryLow=33554432\nMemoryMin=16777216\n\n'
+            'Id=gone.scope\nLoadState=not-found\nMemoryHigh=infinity\nMemoryLow=0\nMemoryMin=0\n\n'
+            'Id=odd.scope\r\nLoadState=loaded\r\nMemoryHigh=12%\r\nMemoryLow=\r\nMemoryMin=4096\r\n')
+    assert mq.parse_unit_properties(text) == {
+        'a.slice': {'memory.high': 'max', 'memory.low': 0, 'memory.min': 0},
+        'b.scope': {'memory.high': 107372544, 'memory.low': 33554432, 'memory.min': 16777216},
+        # a value neither infinity nor bytes is left out: the write then goes through with held None
+        'odd.scope': {'memory.min': 4096},
+    }
+    assert mq.parse_unit_properties('') == {}
+
+
+def _sw(cgroup, name, old, new, level, via='systemd'):
+    return dict(_w(cgroup, level, old, new, name), via=via)
+
+
+def test_write_batches_group_a_units_consecutive_writes_and_its_high():
+    writes = [
+        _sw('k/q/p/c1.scope', 'memory.high', 'max', 8192, 3),   # a decrease: first
+        _sw('k/q/p/c2.scope', 'memory.low', 8192, 0, 3),
+        _sw('k/q/p/c2.scope', 'memory.min', 8192, 0, 3),
+        _sw('k/q/p.slice', 'memory.low', 0, 4096, 2),
+        _sw('k/q/p/c1.scope', 'memory.low', 0, 4096, 3),
+        _sw('k/q/p/c1.scope', 'memory.min', 0, 4096, 3),
+        _sw('k/q/p/c3', 'memory.low', 0, 4096, 3, via='file'),
+        _sw('k/q/p/c3', 'memory.min', 0, 4096, 3, via='file'),
+        _sw('k/q/p/c4.scope', 'memory.high', 'max', 8192, 3),   # a high alone: a call of its own
+    ]
+    batches = mq.write_batches(writes)
+    assert [[(w['cgroup'].rsplit('/', 1)[-1], w['file']) for w in b] for b in batches] == [
+        [('c2.scope', 'memory.low'), ('c2.scope', 'memory.min')],
+        [('p.slice', 'memory.low')],
+        [('c1.scope', 'memory.high'), ('c1.scope', 'memory.low'), ('c1.scope', 'memory.min')],
+        [('c3', 'memory.low')],
+        [('c3', 'memory.min')],
+        [('c4.scope', 'memory.high')],
+    ]
+    assert sorted(id(w) for b in batches for w in b) == sorted(id(w) for w in writes)
+
+
+@pytest.mark.parametrize('seed', range(100))
+def test_write_batches_keep_the_order_invariant(seed):
+    rng = random.Random(seed)
+    parents, old, new = _random_tree(rng)
+    writes = []
+    for path in new:
+        if old[path]['memory.min'] != new[path]['memory.min']:
+            writes.append(dict(_w(path, path.count('/'), old[path]['memory.min'], new[path]['memory.min']),
+                               via=rng.choice(['systemd', 'file'])))
+    for leaf in [p for p in parents if p.count('/') == 3]:
+        if rng.random() < 0.5:
+            writes.append(dict(_w(leaf, 3, 'max', 4096, 'memory.high'), via='systemd'))
+    rng.shuffle(writes)
+    flat = [w for b in mq.write_batches(mq.order_writes(writes)) for w in b]
+    assert sorted(id(w) for w in flat) == sorted(id(w) for w in writes)
+    assert mq.check_order(flat, old, parents) is None
+
+
+def test_plan_node_counts_what_systemd_holds():
+    pods = [make_pod('a', qos='Burstable', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'})])]
+    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    snap, children = _snapshot_for(plans)
+    top = {'kubepods': 'kubepods.slice', 'qos': ['kubepods.slice/kubepods-burstable.slice',
+                                                 'kubepods.slice/kubepods-besteffort.slice']}
+    first = mq.plan_node(plans, snap, children, top, True, 4096)
+    for w in first['writes']:
+        snap[w['cgroup']][w['file']] = mq.parse_value(w['new'])
+    # the files are right; systemd holds its defaults for every unit: each value is written again
+    defaults = dict((path, {'memory.min': 0, 'memory.low': 0, 'memory.high': 'max'}) for path in snap)
+    held = mq.plan_node(plans, snap, children, top, True, 4096, held=defaults)
+    assert sorted((w['cgroup'], w['file']) for w in held['writes']) == sorted(
+        (w['cgroup'], w['file']) for w in first['writes'])
+    for w in held['writes']:
+        assert w['old'] == w['new'] and w['held'] == ('max' if w['file'] == 'memory.high' else '0'), w
+    container_entry = held['pods'][0]['containers'][0]
+    assert container_entry['drift'] and container_entry['actual'] == container_entry['expected']
+    # systemd holds the values: nothing to do; a unit systemd holds nothing readable for: written (held None)
+    right = dict((path, dict(values)) for path, values in snap.items())
+    assert mq.plan_node(plans, snap, children, top, True, 4096, held=right)['writes'] == []
+    right['kubepods.slice'] = {}
+    again = mq.plan_node(plans, snap, children, top, True, 4096, held=right)
+    assert [(w['cgroup'], w['held']) for w in again['writes']] == [('kubepods.slice', None)] * 2
+    # cgroups that are not units (absent from held) count by their files only
+    assert mq.plan_node(plans, snap, children, top, True, 4096, held={})['writes'] == []

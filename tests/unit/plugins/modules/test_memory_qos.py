@@ -669,20 +669,181 @@ def test_slimmed_pods_give_the_same_result(capsys, tmp_path):
     assert results[0]['ignored'] == 2 and results[0]['skipped'] >= 2
 
 
-# ---------------------------------------------------------------- slices through systemd (systemd_slices)
-# The real kubelet updates the QoS-class slices through systemd about once a minute, and systemd then writes the
-# slice's own MemoryMin=/MemoryLow= (0) into the cgroup again: seen in the VM test, where a plain file write of
-# kubepods-burstable.slice's memory.low was 0 again within 30 s. Here systemctl is recorded, not run.
+# ---------------------------------------------------------------- units through systemd (systemd_units)
+# The real kubelet makes systemd re-apply its units all the time: the QoS-class slices about once a minute, every
+# container's scope when it starts and after each kubelet restart (its CPU manager sends the container's
+# resources to containerd, and runc sets them as unit properties). systemd then writes the unit's own
+# MemoryMin=/MemoryLow=/MemoryHigh= (0/0/infinity unless set) into the cgroup again. Both were seen on the real
+# kubelet 1.31 in the VM test (extensions/molecule/vm), which is where the real systemd is exercised. This host
+# runs no systemd for the test's cgroups, so FakeSystemd below is a STAND-IN: it answers `systemctl show` and
+# `systemctl set-property --runtime` for the .slice/.scope directories of the cgroup v2 stand-in tree and can
+# re-apply its units' properties to the files the way systemd does.
 
-def test_slice_properties_only_slices_and_protection():
-    writes = [{'cgroup': 'kubepods.slice/a.slice/cri-containerd-x.scope', 'file': 'memory.low', 'new': '1'},
-              {'cgroup': 'kubepods.slice/a.slice', 'file': 'memory.min', 'new': '4096'},
-              {'cgroup': 'kubepods.slice/a.slice', 'file': 'memory.low', 'new': '8192'},
-              {'cgroup': 'kubepods.slice', 'file': 'memory.low', 'new': '8192'},
-              {'cgroup': 'kubepods', 'file': 'memory.low', 'new': '8192'}]
-    assert memory_qos.slice_properties(writes) == {
-        'kubepods.slice/a.slice': {'memory.min': '4096', 'memory.low': '8192'},
-        'kubepods.slice': {'memory.low': '8192'}}
+class FakeSystemd(object):
+    """STAND-IN for systemd (see above). Every .slice/.scope directory of the tree is a loaded unit."""
+
+    DEFAULTS = {'MemoryMin': '0', 'MemoryLow': '0', 'MemoryHigh': 'infinity'}
+    FILES = {'MemoryMin': 'memory.min', 'MemoryLow': 'memory.low', 'MemoryHigh': 'memory.high'}
+
+    def __init__(self, standin):
+        self.standin = standin
+        self.props = {}
+        self.calls = []
+        self.rcs = {}
+
+    def units(self):
+        """{unit: cgroup path relative to the tree} of every .slice/.scope directory."""
+        out = {}
+        for dirpath, _dirs, _names in os.walk(self.standin.root):
+            name = os.path.basename(dirpath)
+            if name.endswith(('.slice', '.scope')):
+                out[name] = os.path.relpath(dirpath, self.standin.root)
+        return out
+
+    def show(self, argv):
+        assert argv[:2] == ['systemctl', 'show'] and argv[3] == '--', argv
+        assert argv[2] == '--property=Id,LoadState,MemoryHigh,MemoryLow,MemoryMin', argv
+        loaded = self.units()
+        blocks = []
+        for unit in argv[4:]:
+            values = dict(self.DEFAULTS, **self.props.get(unit, {}))
+            state = 'loaded' if unit in loaded else 'not-found'
+            blocks.append('Id=%s\nLoadState=%s\n%s\n' % (unit, state, '\n'.join(
+                '%s=%s' % (key, values[key]) for key in sorted(values))))
+        return 0, '\n'.join(blocks), ''
+
+    def set_property(self, argv):
+        assert argv[:4] == ['systemctl', 'set-property', '--runtime', '--'], argv
+        unit = argv[4]
+        if self.rcs.get(unit):
+            return self.rcs[unit], '', 'Failed to set unit properties on %s: Unit %s not loaded.' % (unit, unit)
+        for assignment in argv[5:]:
+            key, _sep, value = assignment.partition('=')
+            assert key in self.DEFAULTS, assignment
+            self.props.setdefault(unit, {})[key] = value
+        return 0, '', ''
+
+    def reapply(self):
+        """What systemd does when it re-applies every unit: its own values into the files."""
+        for unit, rel in self.units().items():
+            values = dict(self.DEFAULTS, **self.props.get(unit, {}))
+            for key, name in self.FILES.items():
+                if self.standin.read(rel, name) is not None:
+                    self.standin.write(rel, name, 'max' if values[key] == 'infinity' else values[key])
+
+    def run_command(self, argv):
+        self.calls.append(list(argv))
+        if argv[1] == 'show':
+            return self.show(argv)
+        return self.set_property(argv)
+
+    def set_calls(self):
+        return [c for c in self.calls if c[1] == 'set-property']
+
+
+@pytest.fixture
+def systemd(monkeypatch, node):
+    """systemd_units in effect on the stand-in tree, answered by FakeSystemd."""
+    fake = FakeSystemd(node[0])
+    monkeypatch.setattr(memory_qos, 'use_systemd', lambda params, driver, root: params['systemd_units'] != 'never')
+    monkeypatch.setattr(memory_qos.AnsibleModule, 'run_command', lambda self, argv, **kwargs: fake.run_command(argv))
+    return fake
+
+
+def test_every_unit_goes_through_systemd_one_call_per_unit_and_step(capsys, node, systemd):
+    standin, pods, configs = node
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True and res['skipped'] == 0, res
+    # with the systemd driver every cgroup written is a unit: containers' scopes and the slices above them
+    assert {w['via'] for w in res['writes']} == {'systemd'}
+    assert {w['cgroup'].rsplit('.', 1)[-1] for w in res['writes']} == {'slice', 'scope'}
+    # the calls follow the writes: consecutive writes of a unit are one call with all their values
+    calls = systemd.set_calls()
+    expected = []
+    for w in res['writes']:
+        unit = os.path.basename(w['cgroup'])
+        name = {'memory.min': 'MemoryMin', 'memory.low': 'MemoryLow', 'memory.high': 'MemoryHigh'}[w['file']]
+        value = 'infinity' if w['new'] == 'max' else w['new']
+        if expected and expected[-1][0] == unit:
+            expected[-1][1].append('%s=%s' % (name, value))
+        else:
+            expected.append((unit, ['%s=%s' % (name, value)]))
+    assert [(c[4], c[5:]) for c in calls] == [(u, sorted(a)) for u, a in expected]
+    assert len(calls) < len(res['writes'])
+    # one systemctl show for every unit the run may write, before anything is written
+    shows = [c for c in systemd.calls if c[1] == 'show']
+    assert len(shows) == 1 and systemd.calls[0] == shows[0]
+    # the files hold the values as well, and so does systemd
+    assert standin.settle() == []
+    systemd.reapply()
+    assert standin.settle() == []
+    again = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert again['changed'] is False and again['writes'] == [], again
+    assert len(systemd.set_calls()) == len(calls)
+
+
+def test_the_write_order_holds_for_the_calls(capsys, node, systemd):
+    standin, pods, configs = node
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    initial = {}
+    parents = {}
+    for w in res['writes']:
+        initial.setdefault(w['cgroup'], {})[w['file']] = memory_qos.mq.parse_value(w['old'])
+        if '/' in w['cgroup']:
+            parents[w['cgroup']] = w['cgroup'].rsplit('/', 1)[0]
+    assert memory_qos.mq.check_order(res['writes'], initial, parents) is None
+
+
+def test_a_value_only_in_the_file_is_drift_through_systemd(capsys, node, systemd):
+    """Values a plain writer put into the files (the Volcano agent, a previous version of this module) are right
+    until systemd re-applies the unit; through systemd they are drift, written with what systemd held."""
+    standin, pods, configs = node
+    run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_units='never')
+    assert systemd.calls == []
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True
+    for w in res['writes']:
+        assert w['old'] == w['new'] and w['via'] == 'systemd', w
+        assert w['held'] == ('max' if w['file'] == 'memory.high' else '0'), w
+    drifted = [c for p in res['pods'] for c in p['containers'] if c['drift']]
+    assert drifted and all(c['actual'] == c['expected'] for c in drifted)
+    # and now systemd's re-apply keeps them
+    files = {rel: dict((n, standin.read(rel, n)) for n in ('memory.low', 'memory.min', 'memory.high'))
+             for rel in systemd.units().values()}
+    systemd.reapply()
+    assert files == {rel: dict((n, standin.read(rel, n)) for n in ('memory.low', 'memory.min', 'memory.high'))
+                     for rel in systemd.units().values()}
+
+
+def test_without_systemd_a_reapply_undoes_the_files(capsys, node, systemd):
+    """Why the values go through systemd: with systemd_units=never, systemd's re-apply puts 0/0/max back."""
+    standin, pods, configs = node
+    first = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_units='never')
+    assert first['changed'] is True and {w['via'] for w in first['writes']} == {'file'}
+    systemd.reapply()
+    again = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_units='never')
+    assert again['changed'] is True and again['written'] == first['written']
+    assert systemd.calls == []
+
+
+def test_the_old_option_name_still_works(capsys, node, systemd):
+    standin, pods, configs = node
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_slices='never')
+    assert res['changed'] is True and systemd.calls == []
+
+
+def test_held_values_are_read_only_for_loaded_units(capsys, node, systemd, monkeypatch):
+    """A cgroup that is not a loaded unit (systemctl show: LoadState=not-found) is written as a file."""
+    standin, pods, configs = node
+    real_show = systemd.show
+
+    def show(argv):
+        rc, out, err = real_show(argv)
+        return rc, out.replace('LoadState=loaded', 'LoadState=not-found'), err
+    monkeypatch.setattr(systemd, 'show', show)
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res['changed'] is True and {w['via'] for w in res['writes']} == {'file'}
+    assert systemd.set_calls() == []
 
 
 @pytest.mark.parametrize('mode, driver, root, runs_systemd, expected', [
@@ -701,11 +862,11 @@ def test_use_systemd(monkeypatch, mode, driver, root, runs_systemd, expected):
     monkeypatch.setattr(memory_qos.os.path, 'isdir',
                         lambda p: runs_systemd if p == '/run/systemd/system' else real_isdir(p))
     if isinstance(expected, bool):
-        assert memory_qos.use_systemd({'systemd_slices': mode}, driver, root) is expected
+        assert memory_qos.use_systemd({'systemd_units': mode}, driver, root) is expected
     else:
         with pytest.raises(memory_qos.NodeError) as err:
-            memory_qos.use_systemd({'systemd_slices': mode}, driver, root)
-        assert 'systemd_slices=always, but ' + expected in str(err.value)
+            memory_qos.use_systemd({'systemd_units': mode}, driver, root)
+        assert 'systemd_units=always, but ' + expected in str(err.value)
         assert 'allowed there: auto or never' in str(err.value)
 
 
@@ -718,68 +879,61 @@ def tree_contents(root):
     return out
 
 
-@pytest.fixture
-def systemctl(monkeypatch):
-    """systemd_slices in effect on the stand-in tree; every command the module runs is recorded, rc from rcs."""
-    calls = []
-    rcs = {}
-    monkeypatch.setattr(memory_qos, 'use_systemd', lambda params, driver, root: params['systemd_slices'] != 'never')
-
-    def run_command(self, argv, **kwargs):
-        calls.append(list(argv))
-        return rcs.get(argv[3], 0), '', 'Failed to set unit properties on %s: Unit not loaded.' % argv[3]
-    monkeypatch.setattr(memory_qos.AnsibleModule, 'run_command', run_command)
-    return calls, rcs
-
-
-def test_slices_go_through_systemd_containers_through_files(capsys, node, systemctl):
-    calls, _rcs = systemctl
-    standin, pods, configs = node
-    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
-    assert res['changed'] is True and res['skipped'] == 0, res
-    slices = {}
-    for w in res['writes']:
-        assert w['via'] == ('systemd' if w['cgroup'].endswith('.slice') else 'file'), w
-        if w['via'] == 'systemd':
-            slices.setdefault(os.path.basename(w['cgroup']), {})[w['file']] = w['new']
-    assert slices and 'kubepods.slice' in slices
-    # one call per slice, with all of its values, as runtime properties
-    assert sorted(c[3] for c in calls) == sorted(slices)
-    for argv in calls:
-        assert argv[:3] == ['systemctl', 'set-property', '--runtime']
-        names = {'memory.min': 'MemoryMin', 'memory.low': 'MemoryLow'}
-        assert argv[4:] == ['%s=%s' % (names[f], v) for f, v in sorted(slices[argv[3]].items())]
-    # the files hold the values as well (systemd may apply a property after answering)
-    assert standin.settle() == []
-    again = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
-    assert again['changed'] is False and again['writes'] == []
-    assert len(calls) == len(slices)
-
-
-def test_check_mode_says_which_writes_go_through_systemd(capsys, node, systemctl):
-    calls, _rcs = systemctl
+def test_check_mode_says_which_writes_go_through_systemd(capsys, node, systemd):
     standin, pods, configs = node
     files = tree_contents(standin.root)
     res = run(capsys, check=True, pods=pods, configs=configs, cgroup_root=standin.root)
     assert res['changed'] is True
-    assert {w['via'] for w in res['writes'] if w['cgroup'].endswith('.slice')} == {'systemd'}
-    assert calls == [] and tree_contents(standin.root) == files
+    assert {w['via'] for w in res['writes']} == {'systemd'}
+    # check mode reads what systemd holds, and sets nothing
+    assert systemd.set_calls() == [] and tree_contents(standin.root) == files
+    real = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert real['writes'] == res['writes']
 
 
-def test_systemd_slices_never_writes_files_only(capsys, node, systemctl):
-    calls, _rcs = systemctl
+def test_systemd_units_never_writes_files_only(capsys, node, systemd):
     standin, pods, configs = node
-    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_slices='never')
-    assert res['changed'] is True and calls == []
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, systemd_units='never')
+    assert res['changed'] is True and systemd.calls == []
     assert {w['via'] for w in res['writes']} == {'file'}
 
 
-def test_a_failing_systemctl_fails_naming_the_command_and_what_was_written(capsys, node, systemctl):
-    _calls, rcs = systemctl
+def test_a_failing_systemctl_fails_naming_the_command_and_what_was_written(capsys, node, systemd):
     standin, pods, configs = node
-    rcs['kubepods-burstable.slice'] = 1
+    systemd.rcs['kubepods-burstable.slice'] = 1
     res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
     assert res.get('failed') is True
-    assert 'systemctl set-property --runtime kubepods-burstable.slice MemoryLow=' in res['msg']
-    assert 'failed (exit 1): Failed to set unit properties on kubepods-burstable.slice: Unit not loaded.' in res['msg']
+    assert 'systemctl set-property --runtime -- kubepods-burstable.slice MemoryLow=' in res['msg']
+    assert ('failed (exit 1): Failed to set unit properties on kubepods-burstable.slice: Unit '
+            'kubepods-burstable.slice not loaded.') in res['msg']
     assert 'earlier writes were made' in res['msg']
+
+
+def test_a_failing_systemctl_show_fails_before_anything_is_written(capsys, node, systemd, monkeypatch):
+    standin, pods, configs = node
+    files = tree_contents(standin.root)
+    monkeypatch.setattr(systemd, 'show', lambda argv: (1, '', 'Failed to connect to bus: No such file or directory'))
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert res.get('failed') is True
+    assert res['msg'].startswith('systemctl show --property=Id,LoadState,MemoryHigh,MemoryLow,MemoryMin -- <')
+    assert 'failed (exit 1): Failed to connect to bus: No such file or directory. Nothing was written' in res['msg']
+    assert 'systemd_units=never' in res['msg']
+    assert tree_contents(standin.root) == files and systemd.set_calls() == []
+
+
+def test_a_unit_that_goes_away_while_being_set_is_skipped(capsys, node, systemd, monkeypatch):
+    """set-property fails because the container stopped meanwhile: skipped as vanished, not a failure."""
+    standin, pods, configs = node
+    gone = cont_dir(pods[0])
+    real_set = systemd.set_property
+
+    def set_property(argv):
+        if argv[4] == os.path.basename(gone):
+            standin.remove(gone)
+            return 1, '', 'Failed to set unit properties on %s: Unit %s not found.' % (argv[4], argv[4])
+        return real_set(argv)
+    monkeypatch.setattr(systemd, 'set_property', set_property)
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
+    assert not res.get('failed'), res
+    assert res['skipped'] == 1
+    assert any('vanished before' in w and gone in w for w in warnings_of(res)), warnings_of(res)
