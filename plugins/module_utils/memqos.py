@@ -286,6 +286,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
     the unit's value, or None when it could not be read). Without ``held`` only the files count.
     """
     held = held or {}
+    held_differ = {}
     final = {}
     writes = []
     counts = {'unchanged': 0, 'skipped': 0, 'found': 0}
@@ -308,6 +309,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
                  'new': to_text(value), 'level': level}
         if kept != value:
             write['held'] = None if kept is None else to_text(kept)
+            held_differ.setdefault(path, {})[name] = write['held']
         writes.append(write)
         return True
 
@@ -352,6 +354,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
                 if want(entry['cgroup'], name, value, LEVEL_CONTAINER):
                     cout['drift'].append(name)
                     cout['changed'] = True
+            cout['held'] = held_differ.get(entry['cgroup'], {})
 
     levels = []
     if hierarchy:
@@ -378,6 +381,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
                 if want(path, name, total, level):
                     entry['drift'].append(name)
                     entry['changed'] = True
+            entry['held'] = held_differ.get(path, {})
             levels.append(entry)
 
         for out in managed_pods:

@@ -319,7 +319,19 @@ pods:
           returned: always
           sample: {"memory.high": "858992640", "memory.low": "214745088", "memory.min": "107372544"}
         actual: {description: The values found before this run (null when skipped)., type: dict, returned: always}
-        drift: {description: The files whose actual value differs from the expected one., type: list, elements: str, returned: always}
+        drift:
+          description: The files whose actual value differs from the expected one, or whose value systemd holds for the unit does (see C(held)).
+          type: list
+          elements: str
+          returned: always
+        held:
+          description:
+            - With O(systemd_units) in effect, the files (of C(drift)) for which systemd held another value for the
+              container's scope unit than the expected one (null when it could not be read); systemd would have put
+              that value back. Empty otherwise.
+          type: dict
+          returned: when the container was not skipped
+          sample: {"memory.low": "0"}
         changed: {description: Whether any file of this container was (or would be) written., type: bool, returned: always}
         skipped:
           description:
@@ -334,6 +346,7 @@ levels:
       Empty with O(hierarchy=false). With O(report=changes), only the levels that drifted or were skipped.
     - C(skipped) is null, or why the cgroup was not written (the memory controller is not enabled for it, or
       it vanished while being written).
+    - C(held), like the containers' C(held), the files for which systemd held another value for the slice.
   returned: always
   type: list
   elements: dict

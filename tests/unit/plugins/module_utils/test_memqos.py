@@ -700,6 +700,10 @@ def test_plan_node_counts_what_systemd_holds():
         assert w['old'] == w['new'] and w['held'] == ('max' if w['file'] == 'memory.high' else '0'), w
     container_entry = held['pods'][0]['containers'][0]
     assert container_entry['drift'] and container_entry['actual'] == container_entry['expected']
+    assert container_entry['held'] == {'memory.high': 'max', 'memory.low': '0', 'memory.min': '0'}
+    assert {lv['cgroup']: lv['held'] for lv in held['levels'] if lv['held']}['kubepods.slice'] == {
+        'memory.low': '0', 'memory.min': '0'}
+    assert all(c['held'] == {} for p in first['pods'] for c in p['containers'])
     # systemd holds the values: nothing to do; a unit systemd holds nothing readable for: written (held None)
     right = dict((path, dict(values)) for path, values in snap.items())
     assert mq.plan_node(plans, snap, children, top, True, 4096, held=right)['writes'] == []
