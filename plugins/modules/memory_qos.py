@@ -680,6 +680,12 @@ def set_unit(module, cgroup, values):
         raise NodeError('%s failed (exit %d): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
 
 
+def earlier_writes(done):
+    """What a failure message says about the writes made before it."""
+    return '%d earlier writes were made: %s' % (
+        len(done), ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none')
+
+
 def write_value(path, text):
     """Write like `echo value > file` but never create the file (the kernel refuses unknown files)."""
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, 'O_NOFOLLOW', 0))
@@ -896,9 +902,7 @@ def run(module):
                 if isinstance(exc, (IOError, OSError)) and exc.errno in VANISHED:
                     vanished[cgroup] = [write['file'] for write in batch]
                     continue
-                raise NodeError('%s. %d earlier writes were made: %s'
-                                % (to_native(exc), len(done),
-                                   ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none'))
+                raise NodeError('%s. %s' % (to_native(exc), earlier_writes(done)))
             for write in batch:
                 if cgroup in vanished:
                     vanished[cgroup].append(write['file'])
@@ -910,9 +914,8 @@ def run(module):
                     if exc.errno in VANISHED:
                         vanished[cgroup] = [write['file']]
                         continue
-                    raise NodeError('writing %s to %s failed: %s. %d earlier writes were made: %s'
-                                    % (write['new'], path, to_native(exc), len(done),
-                                       ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none'))
+                    raise NodeError('writing %s to %s failed: %s. %s'
+                                    % (write['new'], path, to_native(exc), earlier_writes(done)))
                 done.append(write)
                 try:
                     stored = mq.to_text(mq.parse_value(read_text(path)))

@@ -289,14 +289,17 @@ def _random_tree(rng):
     return parents, state(), state()
 
 
+def _min_writes(old, new):
+    """The memory.min writes from state ``old`` to state ``new`` of :func:`_random_tree`, unordered."""
+    return [_w(path, path.count('/'), old[path]['memory.min'], new[path]['memory.min'])
+            for path in new if old[path]['memory.min'] != new[path]['memory.min']]
+
+
 @pytest.mark.parametrize('seed', range(200))
 def test_order_writes_never_leaves_parent_below_children(seed):
     rng = random.Random(seed)
     parents, old, new = _random_tree(rng)
-    writes = []
-    for path in new:
-        if old[path]['memory.min'] != new[path]['memory.min']:
-            writes.append(_w(path, path.count('/'), old[path]['memory.min'], new[path]['memory.min']))
+    writes = _min_writes(old, new)
     rng.shuffle(writes)
     ordered = mq.order_writes(writes)
     assert mq.check_order(ordered, old, parents) is None
@@ -668,11 +671,7 @@ def test_write_batches_group_a_units_consecutive_writes_and_its_high():
 def test_write_batches_keep_the_order_invariant(seed):
     rng = random.Random(seed)
     parents, old, new = _random_tree(rng)
-    writes = []
-    for path in new:
-        if old[path]['memory.min'] != new[path]['memory.min']:
-            writes.append(dict(_w(path, path.count('/'), old[path]['memory.min'], new[path]['memory.min']),
-                               via=rng.choice(['systemd', 'file'])))
+    writes = [dict(w, via=rng.choice(['systemd', 'file'])) for w in _min_writes(old, new)]
     for leaf in [p for p in parents if p.count('/') == 3]:
         if rng.random() < 0.5:
             writes.append(dict(_w(leaf, 3, 'max', 4096, 'memory.high'), via='systemd'))
