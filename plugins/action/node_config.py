@@ -20,6 +20,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils import containe
 # ruamel.yaml and tomlkit are imported once per run there, instead of once in every worker of every plan and
 # apply task (about 0.07 s of CPU each).
 from ansible_collections.numaops.colocation.plugins.plugin_utils import containerd_toml, kubelet_yaml  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import lock_option
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import (
     CommittedBatch, NodeFilesAction, failure_text,
 )
@@ -95,7 +96,7 @@ class _NeedsNode(Exception):
 
 class ActionModule(NodeFilesAction):
 
-    _VALID_ARGS = frozenset(name for name, _module in CONCERNS)
+    _VALID_ARGS = frozenset([name for name, _module in CONCERNS] + ['lock', 'snapshot'])
 
     def _sub_action(self, module, args, play_context=None):
         task = self._task.copy()
@@ -222,11 +223,26 @@ class ActionModule(NodeFilesAction):
                                         % (name, dict(CONCERNS)[name], type(value).__name__, value))
             asked[name] = given(value)
         check_mode = bool(self._play_context.check_mode)
-        warnings = self.prefetch(paths_to_read(asked), task_vars)
+        lock = self._task.args.get('lock')
+        snapshot = self._task.args.get('snapshot')
+        if lock is not None:
+            lock = lock_option(lock, 'numaops.colocation.node_config')
+        if snapshot is not None and not (isinstance(snapshot, dict) and snapshot.get('dest')
+                                         and isinstance(snapshot.get('paths'), list)):
+            raise AnsibleActionFail('numaops.colocation.node_config: snapshot must be a dictionary with paths (a list '
+                                    'of files), dest (the backup directory) and optionally strip_prefix (the '
+                                    'snapshot option of numaops.colocation.node_files), not %r. Nothing was changed.'
+                                    % (snapshot,))
         results = {}
         failed = []
         not_run = []
         try:
+            # the lock and the snapshot (the role's apply) in the task's first call to the node, before any write;
+            # when either fails, the task fails here, having written nothing, its result saying what was copied
+            warnings = self.prefetch(paths_to_read(asked), task_vars, lock=lock, snapshot=snapshot)
+            if lock is not None or snapshot is not None:
+                result.update(self.bookkeeping)
+                result.setdefault('snapshots', [])
             together = self._commit_together(asked, task_vars)
             if together is not None:
                 failed, not_run = self._failed_together(asked, together, results)

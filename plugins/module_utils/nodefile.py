@@ -29,6 +29,14 @@ MAX_CONFIG_BYTES = 1024 * 1024
 # grub.cfg: generated, one menu entry per kernel; a few hundred kilobytes at most on real nodes.
 MAX_GRUB_CFG_BYTES = 8 * 1024 * 1024
 
+# The snapshot option of node_files and node_config (doc fragment snapshot_option): the files about to change,
+# copied before anything else is done in the same call to the node
+SNAPSHOT_SPEC = dict(
+    paths=dict(type='list', elements='path', required=True),
+    dest=dict(type='path', required=True),
+    strip_prefix=dict(type='str', default=''),
+)
+
 TEMP_SUFFIX = '.numaops'
 _TEMP_RANDOM = r'[a-z0-9_]{8}'  # tempfile's random part: 8 of [a-z0-9_]
 

@@ -32,12 +32,20 @@ description:
     C(skipped), with a C(msg) saying why) and the message says which files the concerns before it had already
     changed. Nothing is rolled back here - the role C(numaops.colocation.node_prep) takes a snapshot first and
     puts every file back.
+  - With O(lock) and O(snapshot), the task's first call to the node renews the node lock and copies the files about
+    to change before it reads them (one M(numaops.colocation.node_files) call, as that module's O(lock) and
+    O(snapshot) do). The role C(numaops.colocation.node_prep) does so when nothing else runs on the node between the
+    snapshot and the writes (no drain, the kubelet not stopped first), one round trip less per changed node. When
+    the lock is held by another run or a file cannot be copied, the task fails having written nothing; RV(lock) and
+    RV(snapshots) say what was done.
   - Each module keeps its own safety - a file changed on the node between the read and the write is refused
     (M(numaops.colocation.node_files) compares checksums), writes are atomic and keep owner, mode and links.
 author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - numaops.colocation.node_lock_option
+  - numaops.colocation.snapshot_option
 attributes:
   action:
     description: Part of the work is done on the controller by an action plugin of the same name.
@@ -103,6 +111,16 @@ EXAMPLES = r'''
     kubelet: "{{ kubelet_options if plan.kubelet.changed else omit }}"
     containerd: "{{ containerd_options if plan.containerd.changed else omit }}"
   when: plan.changed
+
+- name: The same, renewing the node lock and copying the files first, in the same call to the node
+  numaops.colocation.node_config:
+    containerd: "{{ containerd_options }}"
+    lock:
+      run_id: "{{ run_id }}"
+    snapshot:
+      paths: [/etc/containerd/config.toml]
+      dest: /var/backups/numaops-colocation/{{ run_id }}
+  register: applied
 '''
 
 RETURN = r'''
@@ -130,6 +148,27 @@ kernel:
   description: The result of M(numaops.colocation.kernel_cmdline), the same way (C(reboot_required) and the rest).
   returned: always
   type: dict
+lock:
+  description: The node lock renewed in the task's first call (M(numaops.colocation.node_lock)'s result - C(outcome),
+    C(holder), C(age), C(stale)).
+  returned: when O(lock) is given
+  type: dict
+  sample: {outcome: refreshed, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}}
+snapshots:
+  description:
+    - The copies taken in the task's first call, one entry per path of O(snapshot.paths), in order - C(path),
+      C(existed), C(backup) (where the copy is), C(checksum), C(owner) and C(group), as
+      M(numaops.colocation.node_files) returns them. Also in the result of a task that failed after the copies.
+  returned: when O(lock) or O(snapshot) is given
+  type: list
+  elements: dict
+  sample:
+    - path: /etc/containerd/config.toml
+      existed: true
+      backup: /var/backups/numaops-colocation/20261201T180000Z/etc/containerd/config.toml
+      checksum: 2f1c8e5a0c0f7a4d7f0f0b7c5a3c1e9e6c6a1f00
+      owner: root
+      group: root
 failed_concerns:
   description: The concerns (V(kubelet), V(containerd), V(kernel)) that failed, in order; empty on success.
   returned: always
@@ -138,12 +177,16 @@ failed_concerns:
   sample: [containerd]
 '''
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import SNAPSHOT_SPEC
 
 
 def main():
     action_only_main('numaops.colocation.node_config',
-                     dict(kubelet=dict(type='dict'), containerd=dict(type='dict'), kernel=dict(type='dict')))
+                     dict(kubelet=dict(type='dict'), containerd=dict(type='dict'), kernel=dict(type='dict'),
+                          lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
+                          snapshot=dict(type='dict', options=SNAPSHOT_SPEC)))
 
 
 if __name__ == '__main__':

@@ -34,6 +34,7 @@ author:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - numaops.colocation.node_lock_option
+  - numaops.colocation.snapshot_option
 attributes:
   check_mode:
     support: full
@@ -96,31 +97,6 @@ options:
     type: list
     elements: path
     default: []
-  snapshot:
-    description:
-      - Copy files into a backup directory before anything else is done, in the same call, for a rollback that
-        puts back exactly what was there (C(numaops.colocation.node_prep) snapshots every file its plan is about
-        to change this way, in one round trip).
-      - Each existing file of O(snapshot.paths) is copied (links followed) to O(snapshot.dest) plus its path with
-        O(snapshot.strip_prefix) removed, with its mode; the directories made are mode 0700. A missing file is
-        recorded with C(existed=false). See RV(snapshots).
-      - The copies are bookkeeping, not a change of the node; they do not make the task changed. Check mode
-        reports what would be copied and copies nothing.
-    type: dict
-    suboptions:
-      paths:
-        description: Absolute paths of the files to copy.
-        type: list
-        elements: path
-        required: true
-      dest:
-        description: The backup directory (created when missing).
-        type: path
-        required: true
-      strip_prefix:
-        description: A prefix to drop from each path below O(snapshot.dest) (a copied node tree's root).
-        type: str
-        default: ''
 notes:
   - Only the paths named in O(write) and O(remove) are ever modified (plus backup copies next to them,
     parent directories when O(write[].create_parents) is set, and the copies of O(snapshot) below its O(snapshot.dest)).
@@ -221,8 +197,8 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
-    MAX_CONFIG_BYTES, NodeFileError, TempFile, changed_meanwhile_message, check_writable, dangling_link,
-    oversize_message, read_limited, remove_stale_temp_files, write_error, write_target,
+    MAX_CONFIG_BYTES, SNAPSHOT_SPEC, NodeFileError, TempFile, changed_meanwhile_message, check_writable,
+    dangling_link, oversize_message, read_limited, remove_stale_temp_files, write_error, write_target,
 )
 
 ARGUMENT_SPEC = dict(
@@ -236,11 +212,7 @@ ARGUMENT_SPEC = dict(
         create_parents=dict(type='bool', default=False),
     )),
     remove=dict(type='list', elements='path', default=[]),
-    snapshot=dict(type='dict', options=dict(
-        paths=dict(type='list', elements='path', required=True),
-        dest=dict(type='path', required=True),
-        strip_prefix=dict(type='str', default=''),
-    )),
+    snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
     # taken or renewed first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),

@@ -47,6 +47,17 @@ def holder_args(args):
     return args
 
 
+def lock_option(lock_args, module):
+    """The ``lock`` option of ``module`` checked and completed for the node (state present, ``holder_args``);
+    raises AnsibleActionFail naming what is allowed."""
+    if not isinstance(lock_args, dict) or not lock_args.get('run_id') or set(lock_args) - LOCK_OPTIONS:
+        raise AnsibleActionFail(
+            '%s: lock must be a dictionary with run_id and optionally %s (the options of '
+            'numaops.colocation.node_lock), not %r. Nothing was changed.'
+            % (module, ', '.join(sorted(LOCK_OPTIONS - {'run_id'})), lock_args))
+    return holder_args(dict(lock_args, state='present'))
+
+
 def settle(result, lock_of, args, check_mode, host, rerun):
     """Decide on the lock the module found. ``result`` is the module's result, ``lock_of(result)`` its lock part
     (node_lock's own result, or ``result['lock']``), ``args`` the lock options (``holder_args``), ``rerun(run_id)``
@@ -126,12 +137,7 @@ class LockFirstAction(ActionBase):
             if lock_args is None:
                 res = self._run(args, task_vars)
             else:
-                if not isinstance(lock_args, dict) or not lock_args.get('run_id') or set(lock_args) - LOCK_OPTIONS:
-                    raise AnsibleActionFail(
-                        '%s: lock must be a dictionary with run_id and optionally %s (the options of '
-                        'numaops.colocation.node_lock), not %r. Nothing was changed.'
-                        % (self.MODULE, ', '.join(sorted(LOCK_OPTIONS - {'run_id'})), lock_args))
-                lock_args = holder_args(dict(lock_args, state='present'))
+                lock_args = lock_option(lock_args, self.MODULE)
                 args['lock'] = lock_args
                 res = self._run(args, task_vars)
                 res, warnings = settle(

@@ -23,6 +23,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, changed_meanwhile_message, oversize_message, temp_pattern,
 )
+from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import settle
 
 NODE_FILES = 'numaops.colocation.node_files'
 
@@ -118,21 +119,65 @@ class NodeFilesAction(ActionBase):
             return planned
         return self._node_files({'write': list(writes), 'remove': list(remove or [])}, task_vars)
 
-    def prefetch(self, paths, task_vars):
+    def prefetch(self, paths, task_vars, lock=None, snapshot=None):
         """Read ``paths`` on the node in one node_files call and keep what it returned, so that the reads of
         later plans in the same task (``read_files``) need no round trip of their own. Returns the warnings of
-        that call; a failed read leaves the cache empty (each plan then reads, and fails, on its own)."""
+        that call; a failed read leaves the cache empty (each plan then reads, and fails, on its own).
+
+        ``lock`` (node_lock's options, ``holder_args`` filled in) and ``snapshot`` (node_files' option) go into the
+        same call: the node lock is renewed and the files about to change are copied before they are read (see
+        ``_bookkeeping_call``)."""
         self.file_cache = {}
-        if not paths:
+        self.bookkeeping = {}
+        if lock is not None or snapshot is not None:
+            result, warnings = self._bookkeeping_call(paths, lock, snapshot, task_vars)
+        elif not paths:
             return []
-        try:
-            result = self._node_files({'read': list(paths)}, task_vars)
-        except AnsibleActionFail:
-            return []
-        self.file_cache.update(result['files'])
-        warnings = self.temp_file_warnings()
+        else:
+            try:
+                result = self._node_files({'read': list(paths)}, task_vars)
+            except AnsibleActionFail:
+                return []
+            warnings = []
+        self.file_cache.update(result.get('files') or {})
+        warnings.extend(self.temp_file_warnings())
         self.removed_temp_files = []
         return warnings
+
+    def _bookkeeping_call(self, paths, lock, snapshot, task_vars):
+        """One node_files call that renews the node lock (``lock``), copies the files of ``snapshot`` and reads
+        ``paths``, in that order. The lock is settled as node_files' own action plugin does (another run holding
+        it fails the task naming the holder; a stale one is taken over with a warning). When a file cannot be read,
+        the call is made again without the read, so that the plans read that file themselves and each names its own
+        problem, as without ``lock`` and ``snapshot``. Raises AnsibleActionFail when the lock or the snapshot
+        failed: then nothing was written. Keeps the lock and the copies in ``bookkeeping``; returns (result,
+        warnings)."""
+        check_mode = bool(self._play_context.check_mode)
+        host = task_vars.get('inventory_hostname')
+        extra = {}
+        if lock is not None:
+            extra['lock'] = lock
+        if snapshot is not None:
+            extra['snapshot'] = snapshot
+        warnings = []
+
+        def call(args):
+            res = dict(self._execute_module(module_name=NODE_FILES, module_args=args, task_vars=task_vars))
+            res.pop('invocation', None)
+            if lock is not None:
+                res, found = settle(res, lambda r: r.get('lock'), lock, check_mode, host,
+                                    lambda run_id: call(dict(args, lock=dict(lock, takeover_run_id=run_id))))
+                warnings.extend(found)
+            return res
+
+        result = call(dict(extra, read=list(paths)))
+        if result.get('failed') and paths:
+            result = call(dict(extra, read=[]))
+        self.bookkeeping = dict((name, result[name]) for name in ('lock', 'snapshots') if name in result)
+        if result.get('failed'):
+            raise AnsibleActionFail(failure_text(result), result=dict(self.bookkeeping))
+        self.removed_temp_files = list(result.get('removed_temp_files') or [])
+        return result, warnings
 
 
 def commit_key(writes, remove):

@@ -139,6 +139,23 @@ def test_check_mode_and_real_run_report_the_same_changed_count(top):
     assert [d['changed'] for d in data if not d['check_mode']] == [[NODE], []] or \
         sorted(map(tuple, [d['changed'] for d in data if not d['check_mode']])) == [(), (NODE,)]
     assert not os.path.exists(str(tree / LOCK)), 'the lock is released at the end'
+    # no drain and no service here, so the lock renewal and the snapshot were node_config's first call: every file
+    # the first run changed was copied as it was before, once, into the run's backup directory
+    original = os.path.join(ROOT, 'examples', 'sandbox', 'tree')
+    backups = tree / 'var' / 'backups' / 'numaops-colocation'
+    runs = os.listdir(str(backups))
+    assert len(runs) == 1, runs
+    copied = _files(backups / runs[0])
+    state = [os.path.join('var', 'lib', 'kubelet', name) for name in ('cpu_manager_state', 'memory_manager_state')]
+    assert sorted(copied) == sorted([KUBELET, os.path.join('etc', 'containerd', 'config.toml')] + state)
+    for rel, data in copied.items():
+        with open(os.path.join(original, rel), 'rb') as handle:
+            assert data == handle.read(), rel
+        if rel in state:
+            assert not os.path.exists(str(tree / rel)), rel + ' (a checkpoint of another policy) was removed'
+        else:
+            with open(str(tree / rel), 'rb') as handle:
+                assert data != handle.read(), rel + ' was changed after the copy'
 
 
 class _Healthz(http.server.BaseHTTPRequestHandler):

@@ -15,6 +15,9 @@ import pytest
 from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 
+NRI_BEFORE = 'version = 2\n\n[plugins]\n'
+
+
 @pytest.fixture(scope='module', name='runs')
 def runs_fixture(tmp_path_factory):
     base = tmp_path_factory.mktemp('lock_option')
@@ -44,6 +47,22 @@ def runs_fixture(tmp_path_factory):
     task('snapshot of another run', 'numaops.colocation.node_files',
          {'lock': {'path': lock, 'run_id': 'run-b'}, 'snapshot': {'paths': [str(config)], 'dest': str(base / 'b2')}})
     task('bad lock option', 'numaops.colocation.node_files', {'lock': {'run_id': 'x', 'bogus': 1}, 'read': []})
+    # node_config: the lock renewal and the snapshot in its first call to the node, before it writes
+    for name in ('nri.toml', 'nri-held.toml', 'nri-dir.toml'):
+        (base / name).write_text(NRI_BEFORE)
+    nri = {'state': 'enabled', 'containerd_version': '1.7.24'}
+    task('config renews and snapshots', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'nri.toml')), 'lock': {'path': lock, 'run_id': 'run-a'},
+          'snapshot': {'paths': [str(base / 'nri.toml'), str(base / 'absent.toml')], 'dest': str(base / 'b3'),
+                       'strip_prefix': str(base)}})
+    task('config under another runs lock', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'nri-held.toml')), 'lock': {'path': lock, 'run_id': 'run-b'},
+          'snapshot': {'paths': [str(base / 'nri-held.toml')], 'dest': str(base / 'b4')}})
+    task('config whose snapshot fails', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'nri-dir.toml')), 'lock': {'path': lock, 'run_id': 'run-a'},
+          'snapshot': {'paths': [str(base / 'nri-dir.toml'), str(base / 'units')], 'dest': str(base / 'b5')}})
+    task('config with a bad snapshot option', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'nri-dir.toml')), 'snapshot': {'paths': 'x'}})
     task('failing read', 'numaops.colocation.node_preflight',
          {'lock': {'path': failing_lock, 'run_id': 'run-c'}, 'kubelet_unit_dirs': [str(units)]})
     task('stale', 'numaops.colocation.node_preflight', {'lock': {'path': stale_lock, 'run_id': 'run-d'},
@@ -98,6 +117,42 @@ def test_node_files_does_nothing_under_another_runs_lock(runs):
     res = runs['results']['snapshot of another run']
     assert res['failed'] and 'is locked by another run: run run-a' in res['msg']
     assert not os.path.exists(str(runs['base'] / 'b2'))
+
+
+def test_node_config_renews_and_snapshots_in_its_first_call_before_it_writes(runs):
+    base = runs['base']
+    res = runs['results']['config renews and snapshots']
+    assert not res.get('failed') and res['changed'], res
+    assert res['lock']['outcome'] == 'refreshed' and res['lock']['holder']['run_id'] == 'run-a'
+    first, absent = res['snapshots']
+    assert first['existed'] and first['backup'] == str(base / 'b3' / 'nri.toml')
+    assert open(first['backup']).read() == NRI_BEFORE  # the copy is of the file before the write
+    assert not absent['existed'] and absent['path'] == str(base / 'absent.toml')
+    assert 'io.containerd.nri.v1.nri' in (base / 'nri.toml').read_text()
+
+
+def test_node_config_under_another_runs_lock_writes_and_copies_nothing(runs):
+    base = runs['base']
+    res = runs['results']['config under another runs lock']
+    assert res['failed'] and 'is locked by another run: run run-a' in res['msg'], res
+    assert res['lock']['outcome'] == 'held'
+    assert (base / 'nri-held.toml').read_text() == NRI_BEFORE
+    assert not os.path.exists(str(base / 'b4'))
+
+
+def test_node_config_whose_snapshot_fails_writes_nothing_and_says_so(runs):
+    base = runs['base']
+    res = runs['results']['config whose snapshot fails']
+    assert res['failed'] and 'cannot use %s: it is a directory' % (base / 'units') in res['msg'], res
+    # what was copied before the failure is in the result (the role's rollback puts back what it lists)
+    assert [item['path'] for item in res['snapshots']] == [str(base / 'nri-dir.toml')]
+    assert res['msg'].endswith('Nothing was changed.'), res['msg']
+    assert (base / 'nri-dir.toml').read_text() == NRI_BEFORE
+
+
+def test_node_config_refuses_a_bad_snapshot_option(runs):
+    res = runs['results']['config with a bad snapshot option']
+    assert res['failed'] and 'snapshot must be a dictionary with paths' in res['msg'], res
 
 
 def test_a_bad_lock_option_names_what_is_allowed(runs):
