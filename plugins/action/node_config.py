@@ -10,9 +10,15 @@ files instead of one per concern."""
 from __future__ import annotations
 
 import copy
+import json
+import os
 import posixpath
+import re
+import uuid
 
+from ansible import constants as C
 from ansible.errors import AnsibleActionFail
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.numaops.colocation.plugins.module_utils import containerd, kubelet
 # Imported here although only the concerns' own action plugins use them: ansible-playbook resolves the action
@@ -22,7 +28,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils import containe
 from ansible_collections.numaops.colocation.plugins.plugin_utils import containerd_toml, kubelet_yaml  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import lock_option
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import (
-    CommittedBatch, NodeFilesAction, failure_text,
+    CommittedBatch, NodeFilesAction, StaleRead, failure_text,
 )
 
 # (option of this task, module that does it), in the order a real run applies them
@@ -90,13 +96,49 @@ def summary(results, failed):
     return lines
 
 
+# keep_read / reuse_read: what a plan read, kept for the apply of the same run in ansible-playbook's own local
+# temporary directory (mode 0700, removed when the run ends), one file per host, mode 0600, removed when used
+_KEPT_PREFIX = 'numaops-node-config-read-'
+_TOKEN_RE = re.compile(r'^[0-9a-f]{32}$')
+
+
+def _kept_path(token):
+    return os.path.join(C.DEFAULT_LOCAL_TMP, _KEPT_PREFIX + token + '.json')
+
+
+def keep(files, host):
+    """Keep ``files`` (node_files' ``files`` of a read) for a later task of this run on ``host``; returns the token."""
+    token = uuid.uuid4().hex
+    fd = os.open(_kept_path(token), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, 'w') as handle:
+        json.dump({'host': host, 'files': files}, handle)
+    return token
+
+
+def load_read(token, host):
+    """The files kept under ``token`` for ``host`` (and forgotten), or None when there are none (another run, another
+    host, or used already): the task then reads the node itself."""
+    if not isinstance(token, str) or not _TOKEN_RE.match(token):
+        return None
+    path = _kept_path(token)
+    try:
+        with open(path) as handle:
+            kept = json.load(handle)
+        os.unlink(path)
+    except (IOError, OSError, ValueError):
+        return None
+    if kept.get('host') != host or not isinstance(kept.get('files'), dict):
+        return None
+    return kept['files']
+
+
 class _NeedsNode(Exception):
     """A plan of a concern that would need a call to the node (it cannot be planned ahead of the commit)."""
 
 
 class ActionModule(NodeFilesAction):
 
-    _VALID_ARGS = frozenset([name for name, _module in CONCERNS] + ['lock', 'snapshot'])
+    _VALID_ARGS = frozenset([name for name, _module in CONCERNS] + ['lock', 'snapshot', 'keep_read', 'reuse_read'])
 
     def _sub_action(self, module, args, play_context=None):
         task = self._task.copy()
@@ -108,6 +150,7 @@ class ActionModule(NodeFilesAction):
             loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
         action.file_cache = self.file_cache
         action.committed_batch = getattr(self, 'committed_batch', None)
+        action.deferred = getattr(self, 'deferred', None)
         return action
 
     def _commit_together(self, asked, task_vars):
@@ -128,6 +171,7 @@ class ActionModule(NodeFilesAction):
             # its own copy of the read: a plan pops what it would write
             action.file_cache = dict(self.file_cache)
             action.committed_batch = None
+            action.deferred = None
             action.commit_recorder = []
 
             def offline(*_args, **_kwargs):
@@ -144,10 +188,9 @@ class ActionModule(NodeFilesAction):
         commits = [(writes, remove) for writes, remove in commits if writes or remove]
         if len(commits) < 2:
             return None
-        outcome = self._execute_module(
-            module_name='numaops.colocation.node_files', task_vars=task_vars,
-            module_args={'write': [item for writes, _remove in commits for item in writes],
-                         'remove': [path for _writes, remove in commits for path in remove]})
+        outcome = self.call_node_files(
+            {'write': [item for writes, _remove in commits for item in writes],
+             'remove': [path for _writes, remove in commits for path in remove]}, task_vars)
         if outcome.get('failed'):
             # node_files checks every file before it writes any: when it refused one, nothing was written, and the
             # concerns commit one by one as before (each then names its own refusal); when a write or removal
@@ -206,6 +249,67 @@ class ActionModule(NodeFilesAction):
         res.pop('invocation', None)
         return res
 
+    def _concerns(self, asked, task_vars, result, warnings, lock, snapshot, reuse, keep_read):
+        """Read (or take ``reuse``, an earlier task's read), plan, commit: every concern of ``asked``. Returns
+        (results, failed, not_run); raises StaleRead when a file of ``reuse`` changed since (nothing was done)."""
+        check_mode = bool(self._play_context.check_mode)
+        results = {}
+        failed = []
+        not_run = []
+        self.committed_batch = None
+        self.deferred = None
+        bookkeeping = lock is not None or snapshot is not None
+        if reuse is not None:
+            # nothing is read now: the first call that writes (or reads what the plan did not) also renews the lock,
+            # checks that every file the plan read is unchanged, and takes the snapshot, before anything else
+            self.file_cache = dict(reuse)
+            extra = {'expect': [{'path': path, 'checksum': info['checksum'] if info.get('exists') else 'absent'}
+                                for path, info in sorted(reuse.items())]}
+            if lock is not None:
+                extra['lock'] = lock
+            if snapshot is not None:
+                extra['snapshot'] = snapshot
+            self.deferred = {'extra': extra, 'sent': False, 'warnings': warnings, 'bookkeeping': {}}
+        else:
+            # the lock and the snapshot (the role's apply) in the task's first call to the node, before any write;
+            # when either fails, the task fails here, having written nothing, its result saying what was copied
+            warnings.extend(self.prefetch(paths_to_read(asked), task_vars, lock=lock, snapshot=snapshot))
+            if bookkeeping:
+                result.update(self.bookkeeping)
+                result.setdefault('snapshots', [])
+        # what a plan read, before its check-mode commits take out what they would write
+        kept = dict(self.file_cache) if keep_read else None
+        together = self._commit_together(asked, task_vars)
+        if together is not None:
+            failed, not_run = self._failed_together(asked, together, results)
+        for name, module in CONCERNS:
+            if name in results:
+                continue
+            if name not in asked:
+                results[name] = dict(NOT_ASKED)
+            elif failed and not check_mode:
+                # a real run stops at the first failure: what comes after it is not touched
+                not_run.append(module)
+                results[name] = dict(changed=False, skipped=True,
+                                     msg='not run: %s failed before it' % dict(CONCERNS)[failed[0]])
+            else:
+                res = self._run_concern(name, module, asked[name], task_vars)
+                warnings.extend(res.pop('warnings', None) or [])
+                result.setdefault('deprecations', []).extend(res.pop('deprecations', None) or [])
+                if res.get('failed'):
+                    failed.append(name)
+                results[name] = res
+        if self.deferred is not None:
+            if not self.deferred['sent']:
+                # nothing was written or read: the lock renewal, the check and the snapshot on their own
+                self.call_node_files({'read': []}, task_vars)
+            result.update(self.deferred['bookkeeping'])
+            if bookkeeping:
+                result.setdefault('snapshots', [])
+        if kept and any(res.get('changed') for res in results.values()):
+            result['read_token'] = keep(kept, task_vars.get('inventory_hostname'))
+        return results, failed, not_run
+
     def run(self, tmp=None, task_vars=None):
         self._supports_check_mode = True
         self._supports_async = False
@@ -233,36 +337,25 @@ class ActionModule(NodeFilesAction):
                                     'of files), dest (the backup directory) and optionally strip_prefix (the '
                                     'snapshot option of numaops.colocation.node_files), not %r. Nothing was changed.'
                                     % (snapshot,))
-        results = {}
-        failed = []
-        not_run = []
+        keep_read = boolean(self._task.args.get('keep_read', False), strict=False)
+        reuse = None
+        token = self._task.args.get('reuse_read')
+        if token and not check_mode and 'kernel' not in asked:
+            # a real run after this run's plan: the plan's read instead of a read of its own (not with kernel, whose
+            # module reads and writes on the node by itself)
+            reuse = load_read(token, task_vars.get('inventory_hostname'))
+        warnings = []
         try:
-            # the lock and the snapshot (the role's apply) in the task's first call to the node, before any write;
-            # when either fails, the task fails here, having written nothing, its result saying what was copied
-            warnings = self.prefetch(paths_to_read(asked), task_vars, lock=lock, snapshot=snapshot)
-            if lock is not None or snapshot is not None:
-                result.update(self.bookkeeping)
-                result.setdefault('snapshots', [])
-            together = self._commit_together(asked, task_vars)
-            if together is not None:
-                failed, not_run = self._failed_together(asked, together, results)
-            for name, module in CONCERNS:
-                if name in results:
-                    continue
-                if name not in asked:
-                    results[name] = dict(NOT_ASKED)
-                elif failed and not check_mode:
-                    # a real run stops at the first failure: what comes after it is not touched
-                    not_run.append(module)
-                    results[name] = dict(changed=False, skipped=True,
-                                         msg='not run: %s failed before it' % dict(CONCERNS)[failed[0]])
-                else:
-                    res = self._run_concern(name, module, asked[name], task_vars)
-                    warnings.extend(res.pop('warnings', None) or [])
-                    result.setdefault('deprecations', []).extend(res.pop('deprecations', None) or [])
-                    if res.get('failed'):
-                        failed.append(name)
-                    results[name] = res
+            try:
+                results, failed, not_run = self._concerns(asked, task_vars, result, warnings, lock, snapshot, reuse,
+                                                          keep_read)
+            except StaleRead as err:
+                # a file changed on the node since the plan read it (a running kubelet rewrites its checkpoints):
+                # that call did nothing; read and plan again, as without reuse_read
+                result['read_again'] = list(err.args[0])
+                result.pop('deprecations', None)
+                results, failed, not_run = self._concerns(asked, task_vars, result, warnings, lock, snapshot, None,
+                                                          keep_read)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
         if not result.get('deprecations'):

@@ -83,6 +83,24 @@ options:
         the rest).
       - Left out or null - the boot loader is not touched.
     type: dict
+  keep_read:
+    description:
+      - Keep what this task read of the kubelet and containerd files for a later task of the same run
+        (O(reuse_read)), when it found something to change; RV(read_token) names it. The read is kept on the
+        controller in ansible-playbook's local temporary directory (a file of mode 0600, removed when it is used
+        and, with that directory, when the run ends), never in the task's result.
+      - The role C(numaops.colocation.node_prep) keeps its plan's read this way.
+    type: bool
+    default: false
+  reuse_read:
+    description:
+      - The RV(read_token) of an earlier task of this run on this host (O(keep_read)) - plan and write from that
+        read instead of reading the files again, one round trip less. The call that writes checks first that every
+        file read then is unchanged (and renews O(lock) and takes O(snapshot) before anything else); when one
+        changed, that call does nothing, the task reads and plans again and RV(read_again) names the files.
+      - Ignored in check mode, with O(kernel) (its module works on the node by itself), and when the token is
+        unknown (another run, another host, or used already) - the task then reads the files itself.
+    type: str
 seealso:
   - module: numaops.colocation.kubelet_config
   - module: numaops.colocation.containerd_nri
@@ -169,6 +187,18 @@ snapshots:
       checksum: 2f1c8e5a0c0f7a4d7f0f0b7c5a3c1e9e6c6a1f00
       owner: root
       group: root
+read_token:
+  description: What names this task's read for O(reuse_read) (with O(keep_read), when something would change).
+  returned: when O(keep_read) is true and something changed or would change
+  type: str
+  sample: 3f2b8c1d9e0a4b7c8d6e5f4a3b2c1d0e
+read_again:
+  description: The files that had changed since the read of O(reuse_read); the task read them again and planned
+    anew.
+  returned: when a file read by the task of O(reuse_read) changed since
+  type: list
+  elements: str
+  sample: [/var/lib/kubelet/cpu_manager_state]
 failed_concerns:
   description: The concerns (V(kubelet), V(containerd), V(kernel)) that failed, in order; empty on success.
   returned: always
@@ -186,7 +216,8 @@ def main():
     action_only_main('numaops.colocation.node_config',
                      dict(kubelet=dict(type='dict'), containerd=dict(type='dict'), kernel=dict(type='dict'),
                           lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
-                          snapshot=dict(type='dict', options=SNAPSHOT_SPEC)))
+                          snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
+                          keep_read=dict(type='bool', default=False), reuse_read=dict(type='str')))
 
 
 if __name__ == '__main__':

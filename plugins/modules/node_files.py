@@ -85,6 +85,23 @@ options:
         description: Create missing parent directories (mode 0755) for a new file.
         type: bool
         default: false
+  expect:
+    description:
+      - Files that must still hold what the caller read earlier (in another task), checked right after O(lock) and
+        before anything else. When one differs, nothing is copied, read, written or removed, the task fails and
+        RV(stale) names them (C(numaops.colocation.node_config) then reads them again and plans anew).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: The file (a link is followed).
+        type: path
+        required: true
+      checksum:
+        description: Its SHA-1 when it was read, or V(absent) when there was no file.
+        type: str
+        required: true
   max_size:
     description:
       - Files larger than this many bytes are refused (read and write). Real kubelet and containerd
@@ -178,6 +195,12 @@ backup_files:
   type: dict
   sample:
     /etc/containerd/config.toml: /etc/containerd/config.toml.12345.2026-11-29@22:41:25~
+stale:
+  description: The files of O(expect) that changed since the caller read them (the task failed having done nothing).
+  returned: when a file of O(expect) changed
+  type: list
+  elements: str
+  sample: [/var/lib/kubelet/cpu_manager_state]
 lock:
   description: The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(age), C(stale)).
   returned: when O(lock) is given
@@ -213,6 +236,10 @@ ARGUMENT_SPEC = dict(
     )),
     remove=dict(type='list', elements='path', default=[]),
     snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
+    expect=dict(type='list', elements='dict', default=[], options=dict(
+        path=dict(type='path', required=True),
+        checksum=dict(type='str', required=True),
+    )),
     max_size=dict(type='int', default=MAX_CONFIG_BYTES),
     # taken or renewed first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
@@ -337,6 +364,20 @@ def run(module):
             fail(str(err))
         if result['lock']['outcome'] == 'held' and not module.check_mode:
             return result
+
+    # files the caller planned from an earlier read: one that changed since stops the call before anything is done
+    stale = []
+    for item in params['expect']:
+        try:
+            current = read_limited(item['path'], limit, 'configuration file')
+        except NodeFileError as err:
+            fail(str(err))
+        if ('absent' if current is None else _sha1(current)) != item['checksum']:
+            stale.append(item['path'])
+    if stale:
+        result['stale'] = stale
+        fail('%s changed on the node since the caller read %s; nothing was copied, written or removed.'
+             % (', '.join(stale), 'it' if len(stale) == 1 else 'them'))
 
     snapshot = params['snapshot']
     for path in (snapshot or {}).get('paths') or []:

@@ -46,8 +46,7 @@ class NodeFilesAction(ActionBase):
         return result.validated_parameters
 
     def _node_files(self, module_args, task_vars):
-        result = self._execute_module(module_name=NODE_FILES, module_args=module_args,
-                                      task_vars=task_vars)
+        result = self.call_node_files(module_args, task_vars)
         if result.get('failed'):
             raise AnsibleActionFail(failure_text(result))
         self.removed_temp_files = list(result.get('removed_temp_files') or [])
@@ -146,38 +145,61 @@ class NodeFilesAction(ActionBase):
 
     def _bookkeeping_call(self, paths, lock, snapshot, task_vars):
         """One node_files call that renews the node lock (``lock``), copies the files of ``snapshot`` and reads
-        ``paths``, in that order. The lock is settled as node_files' own action plugin does (another run holding
-        it fails the task naming the holder; a stale one is taken over with a warning). When a file cannot be read,
-        the call is made again without the read, so that the plans read that file themselves and each names its own
-        problem, as without ``lock`` and ``snapshot``. Raises AnsibleActionFail when the lock or the snapshot
-        failed: then nothing was written. Keeps the lock and the copies in ``bookkeeping``; returns (result,
-        warnings)."""
-        check_mode = bool(self._play_context.check_mode)
-        host = task_vars.get('inventory_hostname')
+        ``paths``, in that order. When a file cannot be read, the call is made again without the read, so that the
+        plans read that file themselves and each names its own problem, as without ``lock`` and ``snapshot``.
+        Raises AnsibleActionFail when the lock or the snapshot failed: then nothing was written. Keeps the lock and
+        the copies in ``bookkeeping``; returns (result, warnings)."""
         extra = {}
         if lock is not None:
             extra['lock'] = lock
         if snapshot is not None:
             extra['snapshot'] = snapshot
         warnings = []
-
-        def call(args):
-            res = dict(self._execute_module(module_name=NODE_FILES, module_args=args, task_vars=task_vars))
-            res.pop('invocation', None)
-            if lock is not None:
-                res, found = settle(res, lambda r: r.get('lock'), lock, check_mode, host,
-                                    lambda run_id: call(dict(args, lock=dict(lock, takeover_run_id=run_id))))
-                warnings.extend(found)
-            return res
-
-        result = call(dict(extra, read=list(paths)))
+        result = self.settled_call(dict(extra, read=list(paths)), task_vars, warnings)
         if result.get('failed') and paths:
-            result = call(dict(extra, read=[]))
+            result = self.settled_call(dict(extra, read=[]), task_vars, warnings)
         self.bookkeeping = dict((name, result[name]) for name in ('lock', 'snapshots') if name in result)
         if result.get('failed'):
             raise AnsibleActionFail(failure_text(result), result=dict(self.bookkeeping))
         self.removed_temp_files = list(result.get('removed_temp_files') or [])
         return result, warnings
+
+    def settled_call(self, module_args, task_vars, warnings):
+        """node_files with ``module_args``; its ``lock`` (node_lock's options, ``holder_args`` filled in), if any,
+        settled as node_files' own action plugin does: another run holding it fails the task naming the holder
+        (AnsibleActionFail), a stale one is taken over with a warning (appended to ``warnings``)."""
+        def call(args):
+            res = dict(self._execute_module(module_name=NODE_FILES, module_args=args, task_vars=task_vars))
+            res.pop('invocation', None)
+            return res
+
+        lock = module_args.get('lock')
+        res = call(module_args)
+        if lock is not None:
+            res, found = settle(res, lambda r: r.get('lock'), lock, bool(self._play_context.check_mode),
+                                task_vars.get('inventory_hostname'),
+                                lambda run_id: call(dict(module_args, lock=dict(lock, takeover_run_id=run_id))))
+            warnings.extend(found)
+        return res
+
+    def call_node_files(self, module_args, task_vars):
+        """node_files with ``module_args``. The first such call of a task that reuses an earlier read (``deferred``,
+        shared with the concerns' plugins) also renews the lock, checks that the files read earlier are unchanged
+        (``expect``) and takes the snapshot, before it does anything else; when one of those files changed, it did
+        nothing at all and StaleRead is raised."""
+        deferred = getattr(self, 'deferred', None)
+        if not deferred or deferred.get('sent'):
+            return self._execute_module(module_name=NODE_FILES, module_args=module_args, task_vars=task_vars)
+        deferred['sent'] = True
+        res = self.settled_call(dict(module_args, **deferred['extra']), task_vars, deferred['warnings'])
+        deferred['bookkeeping'] = dict((name, res[name]) for name in ('lock', 'snapshots') if name in res)
+        if res.get('stale'):
+            raise StaleRead(res['stale'])
+        return res
+
+
+class StaleRead(Exception):
+    """A file read in an earlier task changed since: the call that was to use that read did nothing."""
 
 
 def commit_key(writes, remove):

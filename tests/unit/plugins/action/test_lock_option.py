@@ -61,6 +61,29 @@ def runs_fixture(tmp_path_factory):
     task('config whose snapshot fails', 'numaops.colocation.node_config',
          {'containerd': dict(nri, path=str(base / 'nri-dir.toml')), 'lock': {'path': lock, 'run_id': 'run-a'},
           'snapshot': {'paths': [str(base / 'nri-dir.toml'), str(base / 'units')], 'dest': str(base / 'b5')}})
+    # keep_read / reuse_read: the apply plans from the plan's read; a file changed in between is read again
+    for name in ('kept.toml', 'kept-stale.toml'):
+        (base / name).write_text(NRI_BEFORE)
+    kept = dict(nri, path=str(base / 'kept.toml'))
+    stale = dict(nri, path=str(base / 'kept-stale.toml'))
+    task('plan keeps its read', 'numaops.colocation.node_config', {'containerd': kept, 'keep_read': True},
+         check_mode=True)
+    task('plan keeps a read that goes stale', 'numaops.colocation.node_config', {'containerd': stale,
+                                                                               'keep_read': True}, check_mode=True)
+    task('a plan that finds nothing to change keeps nothing', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'nri.toml')), 'keep_read': True}, check_mode=True)
+    task('someone edits the file after the plan', 'ansible.builtin.copy',
+         {'dest': str(base / 'kept-stale.toml'), 'content': NRI_BEFORE + '# edited after the plan\n', 'mode': '0644'})
+    task('apply from the kept read', 'numaops.colocation.node_config',
+         {'containerd': kept, 'reuse_read': '{{ r%d.read_token }}' % names.index('plan keeps its read'),
+          'lock': {'path': lock, 'run_id': 'run-a'},
+          'snapshot': {'paths': [str(base / 'kept.toml')], 'dest': str(base / 'b6'), 'strip_prefix': str(base)}})
+    task('apply from a stale read', 'numaops.colocation.node_config',
+         {'containerd': stale, 'reuse_read': '{{ r%d.read_token }}' % names.index('plan keeps a read that goes stale'),
+          'lock': {'path': lock, 'run_id': 'run-a'},
+          'snapshot': {'paths': [str(base / 'kept-stale.toml')], 'dest': str(base / 'b7'), 'strip_prefix': str(base)}})
+    task('apply with a token used already', 'numaops.colocation.node_config',
+         {'containerd': kept, 'reuse_read': '{{ r%d.read_token }}' % names.index('plan keeps its read')})
     task('config with a bad snapshot option', 'numaops.colocation.node_config',
          {'containerd': dict(nri, path=str(base / 'nri-dir.toml')), 'snapshot': {'paths': 'x'}})
     task('failing read', 'numaops.colocation.node_preflight',
@@ -153,6 +176,41 @@ def test_node_config_whose_snapshot_fails_writes_nothing_and_says_so(runs):
 def test_node_config_refuses_a_bad_snapshot_option(runs):
     res = runs['results']['config with a bad snapshot option']
     assert res['failed'] and 'snapshot must be a dictionary with paths' in res['msg'], res
+
+
+def test_a_plan_keeps_its_read_on_the_controller_not_in_its_result(runs):
+    res = runs['results']['plan keeps its read']
+    assert not res.get('failed') and res['changed'], res
+    assert len(res['read_token']) == 32 and 'NRI' not in repr(res['read_token'])
+    assert 'files' not in res and 'version = 2' not in json.dumps(res)
+    assert 'read_token' not in runs['results']['a plan that finds nothing to change keeps nothing']
+
+
+def test_the_apply_writes_from_the_kept_read_with_the_lock_and_the_snapshot(runs):
+    base = runs['base']
+    res = runs['results']['apply from the kept read']
+    assert not res.get('failed') and res['changed'], res
+    assert 'read_again' not in res
+    assert res['lock']['outcome'] == 'refreshed'
+    assert [item['path'] for item in res['snapshots']] == [str(base / 'kept.toml')]
+    assert open(res['snapshots'][0]['backup']).read() == NRI_BEFORE
+    assert 'io.containerd.nri.v1.nri' in (base / 'kept.toml').read_text()
+
+
+def test_a_file_changed_since_the_plan_is_read_again_and_kept(runs):
+    base = runs['base']
+    res = runs['results']['apply from a stale read']
+    assert not res.get('failed') and res['changed'], res
+    assert res['read_again'] == [str(base / 'kept-stale.toml')]
+    text = (base / 'kept-stale.toml').read_text()
+    assert '# edited after the plan' in text and 'io.containerd.nri.v1.nri' in text
+    # the snapshot is of the file as it was when it was written over, the edit included
+    assert '# edited after the plan' in open(res['snapshots'][0]['backup']).read()
+
+
+def test_a_kept_read_is_used_once(runs):
+    res = runs['results']['apply with a token used already']
+    assert not res.get('failed') and not res['changed'] and 'read_again' not in res, res
 
 
 def test_a_bad_lock_option_names_what_is_allowed(runs):
