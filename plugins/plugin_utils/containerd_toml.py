@@ -12,6 +12,10 @@ The NRI table is found however it is spelled: ``[plugins."io.containerd.nri.v1.n
 ``[plugins.'io.containerd.nri.v1.nri']``, dotted keys (``plugins."io.containerd.nri.v1.nri".disable``),
 an inline table, or split across a ``[plugins]`` table. It is never added twice; a file that defines it
 twice is invalid TOML and is refused with its line.
+
+One task reads the same texts several times (node_config plans containerd_nri offline, then runs it), and
+a tomlkit parse of a real config costs ~10x a tomllib parse: each worker process keeps its last few
+successful results (tomllib values, inspections, edits) and hands out copies, never a shared document.
 """
 from __future__ import annotations
 
@@ -39,6 +43,35 @@ from ansible_collections.numaops.colocation.plugins.module_utils.containerd impo
 
 Inspection = collections.namedtuple('Inspection', 'exists empty version nri imports misplaced')
 EditResult = collections.namedtuple('EditResult', 'text changed warnings')
+
+_CACHE_SIZE = 8
+_VALUES = collections.OrderedDict()  # text -> tomllib's values (read only here, never handed out)
+_INSPECTIONS = collections.OrderedDict()  # (text, path) -> Inspection (copies are handed out)
+_EDITS = collections.OrderedDict()  # edit()'s arguments -> EditResult (copies are handed out)
+_SPARE_DOC = {}  # text -> a tomlkit document inspect() parsed and only read: the next edit() of text owns it
+
+
+def _remember(cache, key, value):
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+def _recall(cache, key):
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def _tomllib_values(text):
+    """tomllib's values of ``text`` (raises TOMLDecodeError); the result must not be changed."""
+    values = _recall(_VALUES, text)
+    if values is None:
+        values = _remember(_VALUES, text, _tomllib.loads(text))
+    return values
 
 
 def require_tomlkit():
@@ -76,7 +109,7 @@ def parse(text, path):
         raise _parse_error(path, text, reason, err.line, err.col + 1)
     if _tomllib is not None:
         try:
-            _tomllib.loads(text)
+            _tomllib_values(text)
         except _tomllib.TOMLDecodeError as err:
             match = re.search(r'\(at line (\d+), column (\d+)\)', str(err))
             reason = re.sub(r'\s*\(at line \d+, column \d+\)', '', str(err)) or 'invalid TOML'
@@ -155,12 +188,25 @@ def inspect(text, path):
     """What the file holds: exists, empty, version, NRI values (dict or None), imports, misplaced keys."""
     if text is None:
         return Inspection(False, True, None, None, None, [])
-    doc = parse(text, path)
-    if len(doc) == 0:
-        return Inspection(True, True, None, None, None, [])
-    nri = find_nri(doc, path)
-    return Inspection(True, False, config_version(doc, path), plain(nri) if nri is not None else None,
-                      _imports(doc, path), misplaced_keys(doc))
+    known = _recall(_INSPECTIONS, (text, path))
+    if known is None:
+        doc = parse(text, path)
+        if len(doc) == 0:
+            known = Inspection(True, True, None, None, None, [])
+        else:
+            nri = find_nri(doc, path)
+            known = Inspection(True, False, config_version(doc, path), plain(nri) if nri is not None else None,
+                               _imports(doc, path), misplaced_keys(doc))
+        _remember(_INSPECTIONS, (text, path), known)
+        _SPARE_DOC.clear()
+        _SPARE_DOC[text] = doc
+    return copy.deepcopy(known)
+
+
+def _parse_for_edit(text, path):
+    """A tomlkit document of ``text`` the caller owns: the one inspect() just parsed, else a new parse."""
+    doc = _SPARE_DOC.pop(text, None)
+    return doc if doc is not None else parse(text, path)
 
 
 def _uses_literal_strings(text):
@@ -311,6 +357,14 @@ def _expected(old_plain, wanted=None, import_path=None, removed=None, version=No
 
 
 def _verify(path, old_text, new_text, expected):
+    if _tomllib is not None:
+        # the values are all that is compared: tomllib reads them ~8x faster than tomlkit. Anything but a match
+        # (invalid text, other values) takes the tomlkit path below, which decides and words the error as before.
+        try:
+            if _tomllib_values(new_text) == expected:
+                return
+        except _tomllib.TOMLDecodeError:
+            pass
     try:
         got = plain(parse(new_text, path))
     except ContainerdConfigError as err:
@@ -327,8 +381,37 @@ def edit(text, path, wanted=None, import_path=None, misplaced='warn', new_versio
     ``text`` None means the file does not exist. ``new_version`` is the config version used when the
     file is missing or empty. Returns EditResult(text, changed keys/notes, warnings).
     """
+    key = _edit_key(text, path, wanted, import_path, misplaced, new_version, new_file_header)
+    known = _recall(_EDITS, key) if key is not None else None
+    if known is None:
+        known = _edit(text, path, wanted, import_path, misplaced, new_version, new_file_header)
+        if key is not None:
+            _remember(_EDITS, key, known)
+    return EditResult(known.text, list(known.changed), list(known.warnings))
+
+
+def _edit_key(*args):
+    """edit()'s arguments as a cache key (types included: True and 1 are written differently), or None."""
+    def freeze(value):
+        if isinstance(value, dict):
+            return (dict, tuple((k, freeze(v)) for k, v in value.items()))
+        if isinstance(value, (list, tuple)):
+            return (type(value), tuple(freeze(v) for v in value))
+        return (type(value), value)
+    try:
+        key = freeze(args)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _edit(text, path, wanted, import_path, misplaced, new_version, new_file_header):
     warnings = []
-    if text is None or not text.strip() or len(parse(text, path)) == 0:
+    doc = None
+    if text is not None and text.strip():
+        doc = _parse_for_edit(text, path)
+    if doc is None or len(doc) == 0:
         if new_version is None:
             raise ContainerdConfigError(
                 '%s is %s and the containerd version is unknown (containerd_version is not set and '
@@ -357,7 +440,6 @@ def edit(text, path, wanted=None, import_path=None, misplaced='warn', new_versio
         notes = ['created' if text is None else 'filled empty file']
         return EditResult(new_text, notes, warnings)
 
-    doc = parse(text, path)
     old_plain = plain(doc)
     changed = []
     literal = _uses_literal_strings(text)
