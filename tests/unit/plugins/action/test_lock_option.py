@@ -68,8 +68,8 @@ def runs_fixture(tmp_path_factory):
     stale = dict(nri, path=str(base / 'kept-stale.toml'))
     task('plan keeps its read', 'numaops.colocation.node_config', {'containerd': kept, 'keep_read': True},
          check_mode=True)
-    task('plan keeps a read that goes stale', 'numaops.colocation.node_config', {'containerd': stale,
-                                                                               'keep_read': True}, check_mode=True)
+    task('plan keeps a read that goes stale', 'numaops.colocation.node_config',
+         {'containerd': stale, 'keep_read': True}, check_mode=True)
     task('a plan that finds nothing to change keeps nothing', 'numaops.colocation.node_config',
          {'containerd': dict(nri, path=str(base / 'nri.toml')), 'keep_read': True}, check_mode=True)
     task('someone edits the file after the plan', 'ansible.builtin.copy',
