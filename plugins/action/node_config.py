@@ -10,13 +10,8 @@ files instead of one per concern."""
 from __future__ import annotations
 
 import copy
-import json
-import os
 import posixpath
-import re
-import uuid
 
-from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.parsing.convert_bool import boolean
 
@@ -28,7 +23,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils import containe
 from ansible_collections.numaops.colocation.plugins.plugin_utils import containerd_toml, kubelet_yaml  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import lock_option
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import (
-    CommittedBatch, NodeFilesAction, StaleRead, failure_text,
+    CommittedBatch, NodeFilesAction, StaleRead, failure_text, keep, load_read,
 )
 
 # (option of this task, module that does it), in the order a real run applies them
@@ -94,42 +89,6 @@ def summary(results, failed):
         else:
             lines.append('%s: %s' % (module, 'changed' if res.get('changed') else 'ok'))
     return lines
-
-
-# keep_read / reuse_read: what a plan read, kept for the apply of the same run in ansible-playbook's own local
-# temporary directory (mode 0700, removed when the run ends), one file per host, mode 0600, removed when used
-_KEPT_PREFIX = 'numaops-node-config-read-'
-_TOKEN_RE = re.compile(r'^[0-9a-f]{32}$')
-
-
-def _kept_path(token):
-    return os.path.join(C.DEFAULT_LOCAL_TMP, _KEPT_PREFIX + token + '.json')
-
-
-def keep(files, host):
-    """Keep ``files`` (node_files' ``files`` of a read) for a later task of this run on ``host``; returns the token."""
-    token = uuid.uuid4().hex
-    fd = os.open(_kept_path(token), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, 'w') as handle:
-        json.dump({'host': host, 'files': files}, handle)
-    return token
-
-
-def load_read(token, host):
-    """The files kept under ``token`` for ``host`` (and forgotten), or None when there are none (another run, another
-    host, or used already): the task then reads the node itself."""
-    if not isinstance(token, str) or not _TOKEN_RE.match(token):
-        return None
-    path = _kept_path(token)
-    try:
-        with open(path) as handle:
-            kept = json.load(handle)
-        os.unlink(path)
-    except (IOError, OSError, ValueError):
-        return None
-    if kept.get('host') != host or not isinstance(kept.get('files'), dict):
-        return None
-    return kept['files']
 
 
 class _NeedsNode(Exception):
@@ -260,16 +219,20 @@ class ActionModule(NodeFilesAction):
         self.deferred = None
         bookkeeping = lock is not None or snapshot is not None
         if reuse is not None:
-            # nothing is read now: the first call that writes (or reads what the plan did not) also renews the lock,
-            # checks that every file the plan read is unchanged, and takes the snapshot, before anything else
+            # nothing is read now: in a real run, the first call that writes (or reads what the earlier task did not)
+            # also renews the lock, checks that every file read then is unchanged, and takes the snapshot, before
+            # anything else. A plan (check mode) writes nothing: it judges from that read, as from its own
             self.file_cache = dict(reuse)
-            extra = {'expect': [{'path': path, 'checksum': info['checksum'] if info.get('exists') else 'absent'}
-                                for path, info in sorted(reuse.items())]}
+            extra = {}
+            if not check_mode:
+                extra['expect'] = [{'path': path, 'checksum': info['checksum'] if info.get('exists') else 'absent'}
+                                   for path, info in sorted(reuse.items())]
             if lock is not None:
                 extra['lock'] = lock
             if snapshot is not None:
                 extra['snapshot'] = snapshot
-            self.deferred = {'extra': extra, 'sent': False, 'warnings': warnings, 'bookkeeping': {}}
+            if extra:
+                self.deferred = {'extra': extra, 'sent': False, 'warnings': warnings, 'bookkeeping': {}}
         else:
             # the lock and the snapshot (the role's apply) in the task's first call to the node, before any write;
             # when either fails, the task fails here, having written nothing, its result saying what was copied
@@ -340,9 +303,9 @@ class ActionModule(NodeFilesAction):
         keep_read = boolean(self._task.args.get('keep_read', False), strict=False)
         reuse = None
         token = self._task.args.get('reuse_read')
-        if token and not check_mode and 'kernel' not in asked:
-            # a real run after this run's plan: the plan's read instead of a read of its own (not with kernel, whose
-            # module reads and writes on the node by itself)
+        if token and (check_mode or 'kernel' not in asked):
+            # an earlier task's read of this run (node_preflight's for the plan, the plan's for the apply) instead of
+            # a read of its own; a real run not with kernel, whose module reads and writes on the node by itself
             reuse = load_read(token, task_vars.get('inventory_hostname'))
         warnings = []
         try:

@@ -5,13 +5,15 @@
 """Action plugin for numaops.colocation.node_preflight: with ``lock``, takes the node lock first (node_lock) and
 then reads the node, in one task; a read that fails after the lock was taken releases the lock again. With
 ``checks``, judges what was read against what node_prep asks (module_utils/preflight.checks), on the controller,
-in the same task: the role needs no task of its own for it."""
+in the same task: the role needs no task of its own for it. With ``read_files``, what was read is kept on the
+controller for the plan that follows (node_config ``reuse_read``) and only its token is returned."""
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
+from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
 
 
 class ActionModule(LockFirstAction):
@@ -31,6 +33,15 @@ class ActionModule(LockFirstAction):
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
         self._task.args = args  # the module on the node never sees checks
         result = super(ActionModule, self).run(tmp, task_vars)
+        # read_files: kept on the controller for the plan that follows (node_config reuse_read), never in the result
+        files = result.pop('files', None)
+        removed = result.pop('removed_temp_files', None)
+        unreadable = result.pop('files_error', None)
+        warning = temp_files_warning(removed)
+        if warning:
+            result.setdefault('warnings', []).append(warning)
+        if files is not None and not unreadable and not result.get('failed'):
+            result['read_token'] = keep(files, task_vars.get('inventory_hostname'))
         if wanted is not None and not result.get('failed'):
             result['checks'] = preflight.checks(result, wanted, task_vars.get('inventory_hostname', ''))
         return result

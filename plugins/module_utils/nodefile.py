@@ -16,9 +16,13 @@ Used by ``node_files`` (kubelet and containerd configuration) and ``kernel_cmdli
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import base64
 import errno
 import fcntl
+import grp
+import hashlib
 import os
+import pwd
 import re
 import stat
 import struct
@@ -281,3 +285,55 @@ def remove_stale_temp_files(path, check_mode=False):
             except OSError:
                 pass
     return found
+
+
+def sha1(data):
+    """The checksum node_files compares (SHA-1 of the bytes)."""
+    return hashlib.sha1(data).hexdigest()
+
+
+def describe_file(path, limit):
+    """What node_files' read returns of ``path``: content (base64), checksum, size, mode, owner, group and link
+    target, or exists=false (with dangling_link)."""
+    data = read_limited(path, limit, 'configuration file')
+    link_target = os.path.realpath(path) if os.path.islink(path) else None
+    if data is None:
+        return dict(exists=False, link_target=link_target, dangling_link=dangling_link(path))
+    st = os.stat(path)
+    try:
+        owner = pwd.getpwuid(st.st_uid).pw_name
+    except KeyError:
+        owner = str(st.st_uid)
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    return dict(exists=True, content=base64.b64encode(data).decode('ascii'), checksum=sha1(data),
+                size=len(data), mode='%04o' % stat.S_IMODE(st.st_mode), owner=owner, group=group,
+                link_target=link_target, dangling_link=None)
+
+
+def refusal(path, verb=None):
+    """The message check_writable refuses ``path`` with, or None."""
+    try:
+        check_writable(path)
+    except NodeFileError as err:
+        return str(err).replace('cannot write', verb) if verb else str(err)
+    return None
+
+
+def read_for_plan(paths, limit, check_mode, files, removed_temp_files):
+    """node_files' read of ``paths`` into ``files`` (path -> describe_file, with write_error and remove_error: what a
+    write or a removal of the path would be refused with, so that a caller that only plans needs no second call to
+    know it); our stale temporary files next to them are removed (in check mode: listed) into
+    ``removed_temp_files``. Raises NodeFileError naming the file that cannot be read."""
+    for path in paths:
+        for name in remove_stale_temp_files(write_target(path), check_mode):
+            if name not in removed_temp_files:
+                removed_temp_files.append(name)
+    for path in paths:
+        try:
+            files[path] = describe_file(path, limit)
+        except (IOError, OSError) as err:
+            raise NodeFileError('cannot read %s: %s' % (path, err))
+        files[path].update(write_error=refusal(write_target(path)), remove_error=refusal(path, 'cannot remove'))

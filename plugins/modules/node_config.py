@@ -94,11 +94,15 @@ options:
     default: false
   reuse_read:
     description:
-      - The RV(read_token) of an earlier task of this run on this host (O(keep_read)) - plan and write from that
-        read instead of reading the files again, one round trip less. The call that writes checks first that every
-        file read then is unchanged (and renews O(lock) and takes O(snapshot) before anything else); when one
-        changed, that call does nothing, the task reads and plans again and RV(read_again) names the files.
-      - Ignored in check mode, with O(kernel) (its module works on the node by itself), and when the token is
+      - The RV(read_token) of an earlier task of this run on this host (O(keep_read), or
+        M(numaops.colocation.node_preflight) with O(numaops.colocation.node_preflight#module:read_files)) - plan and
+        write from that read instead of reading the files again, one round trip less. A file that read did not cover
+        is read as usual.
+      - In a real run the call that writes checks first that every file read then is unchanged (and renews O(lock)
+        and takes O(snapshot) before anything else); when one changed, that call does nothing, the task reads and
+        plans again and RV(read_again) names the files. In check mode nothing is written: the plan judges from that
+        read as from its own.
+      - Ignored in a real run with O(kernel) (its module works on the node by itself), and when the token is
         unknown (another run, another host, or used already) - the task then reads the files itself.
     type: str
 seealso:

@@ -209,11 +209,7 @@ lock:
 '''
 
 import base64
-import grp
-import hashlib
 import os
-import pwd
-import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native
@@ -221,7 +217,8 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, SNAPSHOT_SPEC, NodeFileError, TempFile, changed_meanwhile_message, check_writable,
-    dangling_link, oversize_message, read_limited, remove_stale_temp_files, write_error, write_target,
+    describe_file, oversize_message, read_for_plan, read_limited, remove_stale_temp_files, sha1, write_error,
+    write_target,
 )
 
 ARGUMENT_SPEC = dict(
@@ -244,38 +241,6 @@ ARGUMENT_SPEC = dict(
     # taken or renewed first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
 )
-
-
-def _sha1(data):
-    return hashlib.sha1(data).hexdigest()
-
-
-def _describe(path, limit):
-    data = read_limited(path, limit, 'configuration file')
-    link_target = os.path.realpath(path) if os.path.islink(path) else None
-    if data is None:
-        return dict(exists=False, link_target=link_target, dangling_link=dangling_link(path))
-    st = os.stat(path)
-    try:
-        owner = pwd.getpwuid(st.st_uid).pw_name
-    except KeyError:
-        owner = str(st.st_uid)
-    try:
-        group = grp.getgrgid(st.st_gid).gr_name
-    except KeyError:
-        group = str(st.st_gid)
-    return dict(exists=True, content=base64.b64encode(data).decode('ascii'), checksum=_sha1(data),
-                size=len(data), mode='%04o' % stat.S_IMODE(st.st_mode), owner=owner, group=group,
-                link_target=link_target, dangling_link=None)
-
-
-def _refusal(path, verb=None):
-    """The message check_writable refuses ``path`` with, or None."""
-    try:
-        check_writable(path)
-    except NodeFileError as err:
-        return str(err).replace('cannot write', verb) if verb else str(err)
-    return None
 
 
 def _atomic_move(module, tmp, path):
@@ -328,7 +293,7 @@ def _snapshot_one(module, path, dest, prefix, limit):
         raise NodeFileError('snapshot: %s is not an absolute path. Nothing was changed.' % path)
     relative = path[len(prefix):] if prefix and path.startswith(prefix) else path
     backup = os.path.join(dest, relative.lstrip('/'))
-    described = _describe(path, limit)
+    described = describe_file(path, limit)
     if not described['exists']:
         return dict(path=path, existed=False, backup=backup, checksum='', owner='', group='')
     data = base64.b64decode(described['content'])
@@ -372,7 +337,7 @@ def run(module):
             current = read_limited(item['path'], limit, 'configuration file')
         except NodeFileError as err:
             fail(str(err))
-        if ('absent' if current is None else _sha1(current)) != item['checksum']:
+        if ('absent' if current is None else sha1(current)) != item['checksum']:
             stale.append(item['path'])
     if stale:
         result['stale'] = stale
@@ -388,21 +353,14 @@ def run(module):
         except (IOError, OSError) as err:
             fail('snapshot: cannot read %s: %s. Nothing was changed.' % (path, to_native(err)))
 
-    for path in params['read'] + [w['path'] for w in params['write']]:
+    for path in [w['path'] for w in params['write']]:
         for name in remove_stale_temp_files(write_target(path), module.check_mode):
             if name not in result['removed_temp_files']:
                 result['removed_temp_files'].append(name)
-    for path in params['read']:
-        try:
-            result['files'][path] = _describe(path, limit)
-        except NodeFileError as err:
-            fail(str(err))
-        except (IOError, OSError) as err:
-            fail('cannot read %s: %s' % (path, to_native(err)))
-        # what a write or a removal of this path would be refused with (the checks of O(write) and O(remove)
-        # below), so that a caller that only plans needs no second call to know it
-        result['files'][path].update(write_error=_refusal(write_target(path)),
-                                     remove_error=_refusal(path, 'cannot remove'))
+    try:
+        read_for_plan(params['read'], limit, module.check_mode, result['files'], result['removed_temp_files'])
+    except NodeFileError as err:
+        fail(str(err))
 
     planned = []
     for item in params['write']:
@@ -416,7 +374,7 @@ def run(module):
             fail(str(err))
         expected = item['expected_checksum']
         if expected is not None:
-            actual = 'absent' if current is None else _sha1(current)
+            actual = 'absent' if current is None else sha1(current)
             if actual != expected:
                 fail(changed_meanwhile_message(item['path'], expected, actual))
         if current != data:

@@ -97,6 +97,23 @@ options:
     description: The os-release file.
     type: path
     default: /etc/os-release
+  read_files:
+    description:
+      - Files to read for a plan that follows in this run - read as M(numaops.colocation.node_files) reads them
+        (content, checksum, ownership, whether a write or removal would be refused), after the lock and everything
+        else. A missing file is reported as such, not as an error.
+      - The action plugin keeps what was read on the controller for O(numaops.colocation.node_config#module:reuse_read)
+        (the role C(numaops.colocation.node_prep) plans from it, with no read of its own) and returns RV(read_token);
+        the content is never part of the task's result.
+      - A file that cannot be read is left out (RV(read_token) is then not returned, and the plan reads the files
+        itself and names the problem).
+    type: list
+    elements: path
+    default: []
+  read_kubelet_config:
+    description: With O(read_files), also read the kubelet configuration file found (RV(kubelet.config_path)).
+    type: bool
+    default: false
   checks:
     description:
       - What the C(numaops.colocation.node_prep) role asks of the node. With it, the action plugin judges what was
@@ -200,6 +217,12 @@ checks:
     cgroup_v2_after_reboot: false
     containerd_version: 1.7.24
     kubelet_config: /var/lib/kubelet/config.yaml
+read_token:
+  description: What names the read of O(read_files) for O(numaops.colocation.node_config#module:reuse_read) (kept on
+    the controller in ansible-playbook's local temporary directory, mode 0600, until it is used or the run ends).
+  returned: when O(read_files) is given and every file could be read
+  type: str
+  sample: 3f2b8c1d9e0a4b7c8d6e5f4a3b2c1d0e
 lock:
   description:
     - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
@@ -215,7 +238,7 @@ import posixpath
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.numaops.colocation.plugins.module_utils import nodelock, preflight
+from ansible_collections.numaops.colocation.plugins.module_utils import nodefile, nodelock, preflight
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, NodeFileError, read_limited
 
 ARGUMENT_SPEC = dict(
@@ -237,6 +260,9 @@ ARGUMENT_SPEC = dict(
     os_release_path=dict(type='path', default='/etc/os-release'),
     # taken first (numaops.colocation.node_lock's options; the action plugin fills in the holder)
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
+    # read for the plan that follows; the action plugin keeps them and removes them from the result
+    read_files=dict(type='list', elements='path', default=[]),
+    read_kubelet_config=dict(type='bool', default=False),
     # judged on the controller by the action plugin, which removes it before the module runs
     checks=dict(type='dict'),
 )
@@ -363,15 +389,28 @@ def main():
 
     release, _error = read_text(params['os_release_path'])
     uname = os.uname()
+    kubelet = kubelet_facts(module, params) if params['kubelet'] else {}
+    # for the plan that follows (the action plugin keeps them on the controller): node_files' read, last
+    extra = dict(online, **({'lock': lock} if lock is not None else {}))
+    paths = list(params['read_files'])
+    if params['read_kubelet_config'] and kubelet.get('config_path') and kubelet['config_path'] not in paths:
+        paths.insert(0, kubelet['config_path'])
+    if paths:
+        files, removed = {}, []
+        try:
+            nodefile.read_for_plan(paths, nodefile.MAX_CONFIG_BYTES, module.check_mode, files, removed)
+            extra.update(files=files, removed_temp_files=removed)
+        except nodefile.NodeFileError as err:
+            extra.update(files_error=str(err))
     module.exit_json(
         changed=False,
         cgroup=cgroup,
         cmdline=read_entry(params['proc_cmdline_path']),
         containerd=containerd,
-        kubelet=kubelet_facts(module, params) if params['kubelet'] else {},
+        kubelet=kubelet,
         meminfo=read_entry(params['proc_meminfo_path']),
         os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1]},
-        **dict(online, **({'lock': lock} if lock is not None else {}))
+        **extra
     )
 
 

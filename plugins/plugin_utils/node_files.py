@@ -13,8 +13,13 @@ from __future__ import annotations
 
 import base64
 import collections
+import json
+import os
 import posixpath
+import re
+import uuid
 
+from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_bytes
@@ -28,6 +33,50 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first impo
 NODE_FILES = 'numaops.colocation.node_files'
 
 FileState = collections.namedtuple('FileState', 'path exists text checksum mode owner group link_target dangling_link')
+
+
+# node_config keep_read / reuse_read, node_preflight read_files: what a task read, kept for a later task of the same
+# run in ansible-playbook's own local temporary directory (mode 0700, removed when the run ends), one file per read,
+# mode 0600, removed when used
+_KEPT_PREFIX = 'numaops-node-read-'
+_TOKEN_RE = re.compile(r'^[0-9a-f]{32}$')
+
+
+def _kept_path(token):
+    return os.path.join(C.DEFAULT_LOCAL_TMP, _KEPT_PREFIX + token + '.json')
+
+
+def keep(files, host):
+    """Keep ``files`` (node_files' ``files`` of a read) for a later task of this run on ``host``; returns the token."""
+    token = uuid.uuid4().hex
+    fd = os.open(_kept_path(token), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, 'w') as handle:
+        json.dump({'host': host, 'files': files}, handle)
+    return token
+
+
+def load_read(token, host):
+    """The files kept under ``token`` for ``host`` (and forgotten), or None when there are none (another run, another
+    host, or used already): the task then reads the node itself."""
+    if not isinstance(token, str) or not _TOKEN_RE.match(token):
+        return None
+    path = _kept_path(token)
+    try:
+        with open(path) as handle:
+            kept = json.load(handle)
+        os.unlink(path)
+    except (IOError, OSError, ValueError):
+        return None
+    if kept.get('host') != host or not isinstance(kept.get('files'), dict):
+        return None
+    return kept['files']
+
+
+def temp_files_warning(names):
+    """The warning for stale temporary files a read removed (an earlier run was interrupted), or None."""
+    if not names:
+        return None
+    return ('removed %d temporary file(s) left by an interrupted earlier run: %s' % (len(names), ', '.join(names)))
 
 
 class NodeFilesAction(ActionBase):
@@ -79,11 +128,8 @@ class NodeFilesAction(ActionBase):
 
     def temp_file_warnings(self):
         """A warning for stale temporary files node_files removed (an earlier run was interrupted)."""
-        names = getattr(self, 'removed_temp_files', None)
-        if not names:
-            return []
-        return ['removed %d temporary file(s) left by an interrupted earlier run: %s'
-                % (len(names), ', '.join(names))]
+        warning = temp_files_warning(getattr(self, 'removed_temp_files', None))
+        return [warning] if warning else []
 
     def commit(self, writes, task_vars, remove=None):
         """Write and remove files on the node (in check mode: report only).

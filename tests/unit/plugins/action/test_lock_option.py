@@ -82,6 +82,16 @@ def runs_fixture(tmp_path_factory):
          {'containerd': stale, 'reuse_read': '{{ r%d.read_token }}' % names.index('plan keeps a read that goes stale'),
           'lock': {'path': lock, 'run_id': 'run-a'},
           'snapshot': {'paths': [str(base / 'kept-stale.toml')], 'dest': str(base / 'b7'), 'strip_prefix': str(base)}})
+    # node_preflight reads the files of the plan that follows; the plan judges from that read
+    (base / 'pre.toml').write_text(NRI_BEFORE)
+    task('preflight reads for the plan', 'numaops.colocation.node_preflight',
+         {'kubelet': False, 'read_files': [str(base / 'pre.toml'), str(base / 'pre-absent.toml')]})
+    task('plan from the preflight read', 'numaops.colocation.node_config',
+         {'containerd': dict(nri, path=str(base / 'pre.toml')), 'keep_read': True,
+          'reuse_read': '{{ r%d.read_token }}' % names.index('preflight reads for the plan')}, check_mode=True,
+         diff=True)
+    task('preflight whose read fails', 'numaops.colocation.node_preflight',
+         {'kubelet': False, 'read_files': [str(base / 'units')]})
     task('apply with a token used already', 'numaops.colocation.node_config',
          {'containerd': kept, 'reuse_read': '{{ r%d.read_token }}' % names.index('plan keeps its read')})
     task('config with a bad snapshot option', 'numaops.colocation.node_config',
@@ -206,6 +216,23 @@ def test_a_file_changed_since_the_plan_is_read_again_and_kept(runs):
     assert '# edited after the plan' in text and 'io.containerd.nri.v1.nri' in text
     # the snapshot is of the file as it was when it was written over, the edit included
     assert '# edited after the plan' in open(res['snapshots'][0]['backup']).read()
+
+
+def test_the_preflight_keeps_the_plans_files_on_the_controller(runs):
+    res = runs['results']['preflight reads for the plan']
+    assert not res.get('failed'), res
+    assert len(res['read_token']) == 32
+    assert 'files' not in res and 'version = 2' not in json.dumps(res)
+    plan = runs['results']['plan from the preflight read']
+    assert not plan.get('failed') and plan['changed'], plan
+    assert plan['diff'][0]['before'] == NRI_BEFORE and 'io.containerd.nri.v1.nri' in plan['diff'][0]['after']
+    assert len(plan['read_token']) == 32 and plan['read_token'] != res['read_token']
+    assert (runs['base'] / 'pre.toml').read_text() == NRI_BEFORE
+
+
+def test_a_preflight_read_that_fails_keeps_nothing_and_fails_nothing(runs):
+    res = runs['results']['preflight whose read fails']
+    assert not res.get('failed') and 'read_token' not in res and 'files_error' not in res, res
 
 
 def test_a_kept_read_is_used_once(runs):
