@@ -222,11 +222,13 @@ class ActionModule(NodeFilesAction):
             # nothing is read now: in a real run, the first call that writes (or reads what the earlier task did not)
             # also renews the lock, checks that every file read then is unchanged, and takes the snapshot, before
             # anything else. A plan (check mode) writes nothing: it judges from that read, as from its own
-            self.file_cache = dict(reuse)
+            # only what this task's concerns read: a file of a concern not asked here is neither used nor checked
+            wanted = paths_to_read(asked)
+            self.file_cache = dict((path, info) for path, info in reuse.items() if path in wanted)
             extra = {}
             if not check_mode:
                 extra['expect'] = [{'path': path, 'checksum': info['checksum'] if info.get('exists') else 'absent'}
-                                   for path, info in sorted(reuse.items())]
+                                   for path, info in sorted(self.file_cache.items())]
             if lock is not None:
                 extra['lock'] = lock
             if snapshot is not None:
