@@ -100,7 +100,7 @@ options:
         is read as usual.
       - In a real run the call that writes checks first that every file read then is unchanged (and renews O(lock)
         and takes O(snapshot) before anything else); when one changed, that call does nothing, the task reads and
-        plans again and RV(read_again) names the files. In check mode nothing is written: the plan judges from that
+        plans again and RV(read_again) names the files. In check mode nothing is written - the plan judges from that
         read as from its own.
       - Ignored in a real run with O(kernel) (its module works on the node by itself), and when the token is
         unknown (another run, another host, or used already) - the task then reads the files itself.

@@ -111,7 +111,7 @@ options:
     elements: path
     default: []
   read_kubelet_config:
-    description: With O(read_files), also read the kubelet configuration file found (RV(kubelet.config_path)).
+    description: With O(read_files), also read the kubelet configuration file found (C(config_path) of RV(kubelet)).
     type: bool
     default: false
   checks:
