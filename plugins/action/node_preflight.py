@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Action plugin for numaops.colocation.node_preflight: with ``lock``, takes the node lock first (node_lock) and
 then reads the node, in one task; a read that fails after the lock was taken releases the lock again. With
+``lock`` ``state: query`` the lock is only read (another run's lock fails the task all the same). With
 ``checks``, judges what was read against what node_prep asks (module_utils/preflight.checks), on the controller,
 in the same task: the role needs no task of its own for it. With ``read_files``, what was read is kept on the
 controller for the plan that follows (node_config ``reuse_read``) and only its token is returned."""
@@ -20,6 +21,8 @@ class ActionModule(LockFirstAction):
 
     MODULE = 'numaops.colocation.node_preflight'
     RELEASE_ON_FAILURE = True
+    # node_prep only reads the lock here and takes it after its plan, on a node that has something to change
+    LOCK_QUERY = True
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}

@@ -28,12 +28,18 @@ options:
         type: path
         default: /var/lib/numaops-colocation/node.lock
       state:
-        description: Always V(present) here (set by the action plugin).
+        description:
+          - V(present) takes or renews the lock.
+          - V(query) only reads it, and only M(numaops.colocation.node_preflight) accepts it. A lock held by another
+            run fails the task all the same (in check mode a warning), and then no file of its O(read_files) is read.
+            A stale lock is not a failure there - RV(lock.outcome) is V(stale), with a warning, and the lock is
+            left in place: the run takes it over when it takes the lock.
+          - O(lock.run_id) may be left out with V(query).
         type: str
         choices: [present, absent, query]
         default: present
       run_id:
-        description: This run's id (unique per run; the same for every task of the run). Required.
+        description: This run's id (unique per run; the same for every task of the run). Required with V(present).
         type: str
       job_id:
         description: The AWX job id, when the run is an AWX job (C(awx_job_id)).

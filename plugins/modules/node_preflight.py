@@ -26,7 +26,8 @@ description:
     Reads only; changes nothing but the node lock (O(lock)); the same in check mode. Python standard library only
     on the node.
   - With O(lock), the lock is taken before anything is read; when the module fails after taking it, it releases it
-    again, so that a failed pre-flight leaves no lock behind.
+    again, so that a failed pre-flight leaves no lock behind. With O(lock.state=query) the lock is only read (the
+    role C(numaops.colocation.node_prep) takes it only on a node that has something to change, after its plan).
 author:
   - numaops.colocation developers (@numaops)
 extends_documentation_fragment:
@@ -228,6 +229,9 @@ lock:
     - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
       C(msg) when another run holds the lock in check mode); C(released_after_failure) when the read failed after
       the lock was taken and the lock was released again.
+    - With O(lock.state=query), C(outcome) is V(absent) (no lock), V(held) (another run holds it; in check mode
+      only, a real run fails), V(stale) (another run's stale lock, left in place) or V(refreshed) (this run id
+      holds it).
   returned: when O(lock) is given
   type: dict
   sample: {outcome: acquired, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}, locked_by_other: false}
@@ -345,7 +349,7 @@ def take_lock(module, params):
         nodelock.step(params['lock'], module.check_mode, lock)
     except nodelock.LockError as err:
         module.fail_json(msg=str(err), lock=lock)
-    if module.check_mode:
+    if module.check_mode or params['lock'].get('state') == 'query':
         return lock
     if lock['outcome'] == 'held':
         module.exit_json(changed=False, lock=lock)
@@ -392,8 +396,11 @@ def main():
     kubelet = kubelet_facts(module, params) if params['kubelet'] else {}
     # for the plan that follows (the action plugin keeps them on the controller): node_files' read, last
     extra = dict(online, **({'lock': lock} if lock is not None else {}))
-    paths = list(params['read_files'])
-    if params['read_kubelet_config'] and kubelet.get('config_path') and kubelet['config_path'] not in paths:
+    # a lock of another run found by state=query fails the task (unless it is stale): its files are not read then
+    held = bool(lock) and lock.get('outcome') == 'held' and not module.check_mode
+    paths = [] if held else list(params['read_files'])
+    if (params['read_kubelet_config'] and not held and kubelet.get('config_path')
+            and kubelet['config_path'] not in paths):
         paths.insert(0, kubelet['config_path'])
     if paths:
         files, removed = {}, []

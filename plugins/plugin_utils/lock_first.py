@@ -47,24 +47,32 @@ def holder_args(args):
     return args
 
 
-def lock_option(lock_args, module):
-    """The ``lock`` option of ``module`` checked and completed for the node (state present, ``holder_args``);
-    raises AnsibleActionFail naming what is allowed."""
-    if not isinstance(lock_args, dict) or not lock_args.get('run_id') or set(lock_args) - LOCK_OPTIONS:
+def lock_option(lock_args, module, query=False):
+    """The ``lock`` option of ``module`` checked and completed for the node (``holder_args``; state present, or
+    ``query`` when the module allows it: only read, no run_id needed); raises AnsibleActionFail naming what is
+    allowed."""
+    state = lock_args.get('state') or 'present' if isinstance(lock_args, dict) else None
+    allowed = LOCK_OPTIONS | {'state'} if query else LOCK_OPTIONS
+    if (not isinstance(lock_args, dict) or set(lock_args) - allowed
+            or state not in (('present', 'query') if query else ('present',))
+            or (state == 'present' and not lock_args.get('run_id'))):
         raise AnsibleActionFail(
             '%s: lock must be a dictionary with run_id and optionally %s (the options of '
-            'numaops.colocation.node_lock), not %r. Nothing was changed.'
-            % (module, ', '.join(sorted(LOCK_OPTIONS - {'run_id'})), lock_args))
-    return holder_args(dict(lock_args, state='present'))
+            'numaops.colocation.node_lock%s), not %r. Nothing was changed.'
+            % (module, ', '.join(sorted(allowed - {'run_id'})),
+               '; state=query only reads the lock and needs no run_id' if query else '', lock_args))
+    return holder_args(dict(lock_args, state=state))
 
 
-def settle(result, lock_of, args, check_mode, host, rerun):
+def settle(result, lock_of, args, check_mode, host, rerun, query_fails=False):
     """Decide on the lock the module found. ``result`` is the module's result, ``lock_of(result)`` its lock part
     (node_lock's own result, or ``result['lock']``), ``args`` the lock options (``holder_args``), ``rerun(run_id)``
     runs the module again taking over the stale lock of ``run_id`` and returns its result.
 
     Returns (result, warnings). Raises AnsibleActionFail naming the holder when another run holds the lock (not in
-    check mode, not for ``state=query``)."""
+    check mode; for ``state=query`` only with ``query_fails``: the pre-flight of a run that will take the lock if
+    the node has something to change). With ``query_fails``, a stale lock found by ``state=query`` is not a
+    failure: its outcome is ``stale`` (left in place; taken over when the run takes the lock)."""
     state = args.get('state') or 'present'
     path = args.get('path') or nodelock.DEFAULT_PATH
     stale_after = int(args.get('stale_after', 21600) or 0)
@@ -78,6 +86,11 @@ def settle(result, lock_of, args, check_mode, host, rerun):
         alive = _alive(holder.get('pid')) if holder.get('controller') == controller else None
         reason = nodelock.stale_reason(holder, lock.get('age'), stale_after, controller, alive)
         what = nodelock.describe_holder(holder, lock.get('age'))
+        if reason and state == 'query' and query_fails:
+            lock.update(outcome='stale', stale=reason, locked_by_other=False)
+            warnings.append('%s: the lock %s of %s is stale: %s. It is taken over if this run changes the node.'
+                            % (host, path, what, reason))
+            return result, warnings
         if reason and state == 'present':
             warning = '%s: taking over the stale lock %s of %s: %s.' % (host, path, what, reason)
             if check_mode:
@@ -98,7 +111,7 @@ def settle(result, lock_of, args, check_mode, host, rerun):
                        'node at a time: wait for it to finish. If that run is gone, its lock is taken over once '
                        'it is older than %d s (node_prep_lock_stale_after), or remove the file. Nothing was '
                        'changed.' % (host, what, path, stale_after))
-            if check_mode or state == 'query':
+            if check_mode or (state == 'query' and not query_fails):
                 warnings.append(message)
                 lock['msg'] = message
             else:
@@ -112,11 +125,14 @@ class LockFirstAction(ActionBase):
     """Runs ``MODULE``, whose own call takes or renews the node lock first when the task has a ``lock`` option
     (node_lock's options; state present). A lock held by another run fails the task, the module having done
     nothing else. ``RELEASE_ON_FAILURE``: a module that fails after taking the lock released it itself; if it could
-    not say so (a crash), the lock is released here (only a lock of this run id is ever removed)."""
+    not say so (a crash), the lock is released here (only a lock of this run id is ever removed). ``LOCK_QUERY``:
+    the ``lock`` option may also be ``state=query`` (only read; a lock held by another run fails the task all the
+    same, a stale one is reported and left)."""
 
     TRANSFERS_FILES = False
     MODULE = None
     RELEASE_ON_FAILURE = False
+    LOCK_QUERY = False
 
     def _run(self, args, task_vars):
         res = dict(self._execute_module(module_name=self.MODULE, module_args=args, task_vars=task_vars))
@@ -137,13 +153,15 @@ class LockFirstAction(ActionBase):
             if lock_args is None:
                 res = self._run(args, task_vars)
             else:
-                lock_args = lock_option(lock_args, self.MODULE)
+                lock_args = lock_option(lock_args, self.MODULE, query=self.LOCK_QUERY)
                 args['lock'] = lock_args
                 res = self._run(args, task_vars)
                 res, warnings = settle(
                     res, lambda r: r.get('lock'), lock_args, check_mode, task_vars.get('inventory_hostname'),
-                    lambda run_id: self._run(dict(args, lock=dict(lock_args, takeover_run_id=run_id)), task_vars))
+                    lambda run_id: self._run(dict(args, lock=dict(lock_args, takeover_run_id=run_id)), task_vars),
+                    query_fails=True)
                 if (res.get('failed') and self.RELEASE_ON_FAILURE and not check_mode
+                        and lock_args['state'] != 'query'
                         and 'released_after_failure' not in (res.get('lock') or {})):
                     released = self._execute_module(
                         module_name='numaops.colocation.node_lock', task_vars=task_vars,

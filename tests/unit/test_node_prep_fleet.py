@@ -5,7 +5,9 @@
 copies of examples/sandbox/tree; no Kubernetes API, services not managed unless a test says so):
 
 - reservations are merged by key (a node's memory / ephemeral-storage reservations stay), replace names them;
-- two concurrent runs on one node: the second fails before any change, naming the first; a stale lock is taken over;
+- two concurrent runs on one node: the second fails before any change, naming the first (also on a node of the first
+  run that waits for its batch); a stale lock is taken over; a node with nothing to change is never locked, though
+  another run's lock still fails it;
 - a typo of a collection variable fails with a did-you-mean; impossible reservations fail naming both numbers;
 - the fleet pre-flight stops before the first change when any node fails it (or goes on with the healthy ones);
 - check mode and the real run report the same changed count; a second run changes nothing;
@@ -173,10 +175,14 @@ def test_two_concurrent_runs_on_one_node(top):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tree = _sandbox(top, 'concurrent')
+        # a second node in the next batch (node_prep_max_unavailable 1): locked in the fleet pre-flight with the
+        # first, before the first change anywhere, and held while it waits for its batch
+        waiting = _sandbox(top, 'waiting')
         slow = {'node_prep_manage_services': True, 'node_prep_nri_enabled': None,
-                'node_prep_kubelet_stop_command': ['sleep', '25'], 'node_prep_kubelet_start_command': ['true'],
+                'node_prep_kubelet_start_command': ['true'],
                 'node_prep_kubelet_healthz_url': 'http://127.0.0.1:%d/healthz' % server.server_address[1]}
-        inventory = _inventory(top, [tree])
+        inventory = _inventory(top, [tree, waiting], {NODE: {'node_prep_kubelet_stop_command': ['sleep', '25']},
+                                                      'sandbox-node-2': {'node_prep_kubelet_stop_command': ['true']}})
         first = _playbook(inventory, 'node_prep.yml', extra=slow, background=True, report_dir=str(top / 'r'))
         deadline = time.time() + 120
         while not os.path.exists(str(tree / LOCK)) and time.time() < deadline and first.poll() is None:
@@ -184,22 +190,27 @@ def test_two_concurrent_runs_on_one_node(top):
         assert os.path.exists(str(tree / LOCK)), first.communicate()[0][-3000:]
         holder = json.loads((tree / LOCK).read_text())
         assert holder['controller'] == socket.gethostname() and holder['pid'] == first.pid
+        assert json.loads((waiting / LOCK).read_text())['pid'] == first.pid, 'the node of the next batch is locked'
+        waiting_before = _files(waiting)
         before = _files(tree)
 
         rc, second = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
         assert rc != 0
         assert ('%s is locked by another run: run %s from controller %s pid %d'
                 % (NODE, holder['run_id'], holder['controller'], first.pid)) in second, second[-3000:]
+        assert 'sandbox-node-2 is locked by another run: run ' in second, second[-3000:]
         assert 'No node was changed' in second
         assert _recap(second)['changed'] == 0
         # the second run failed before any change: every file as the first run left it at that moment, the lock
         # still the first run's
         assert json.loads((tree / LOCK).read_text())['run_id'] == holder['run_id']
+        assert _files(waiting) == waiting_before
 
         out = first.communicate(timeout=300)[0]
         assert first.returncode == 0, out[-3000:]
         assert 'topologyManagerPolicy: best-effort' in (tree / KUBELET).read_text()  # the first run's change stands
-        assert not os.path.exists(str(tree / LOCK))
+        assert 'topologyManagerPolicy: best-effort' in (waiting / KUBELET).read_text()
+        assert not os.path.exists(str(tree / LOCK)) and not os.path.exists(str(waiting / LOCK))
         assert before[KUBELET] != (tree / KUBELET).read_bytes()
     finally:
         server.shutdown()
@@ -216,6 +227,44 @@ def test_stale_lock_is_taken_over_with_a_warning(top):
     assert rc == 0, out[-3000:]
     assert 'taking over the stale lock' in out and 'run gone-1' in out and 'is gone' in out, out[-3000:]
     assert not os.path.exists(str(tree / LOCK))
+
+
+def test_a_node_with_nothing_to_change_is_never_locked_but_another_runs_lock_still_fails_it(top):
+    tree = _sandbox(top, 'unchanged')
+    inventory = _inventory(top, [tree])
+    rc, out = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
+    assert rc == 0, out[-3000:]
+    assert 'lock: acquired' in out, out[-3000:]
+    shutil.rmtree(str((tree / LOCK).parent))
+    before = _files(tree)
+    rc, out = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
+    assert rc == 0 and _recap(out)['changed'] == 0, out[-3000:]
+    assert 'lock: not_taken' in out, out[-3000:]
+    assert not os.path.exists(str((tree / LOCK).parent)), 'an unchanged node is only read: no lock, no directory'
+    assert _files(tree) == before
+
+    # another run's lock: this run fails on the node all the same, naming the holder, and leaves the lock
+    (tree / LOCK).parent.mkdir(parents=True)
+    (tree / LOCK).write_text(json.dumps({'run_id': 'other-8', 'controller': 'ctl-elsewhere', 'pid': 1,
+                                         'job_id': '43', 'started': '2026-12-01T10:00:00Z'}))
+    before = _files(tree)
+    rc, out = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
+    assert rc != 0
+    assert ('%s is locked by another run: run other-8 (AWX job 43) from controller ctl-elsewhere pid 1'
+            % NODE) in out, out[-3000:]
+    assert _files(tree) == before
+
+    # a stale lock (its process gone from this controller): left in place with a warning, as nothing changes
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    (tree / LOCK).write_text(json.dumps({'run_id': 'gone-2', 'controller': socket.gethostname(), 'pid': dead.pid,
+                                         'job_id': '', 'started': '2026-01-01T00:00:00Z'}))
+    before = _files(tree)
+    rc, out = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
+    assert rc == 0 and _recap(out)['changed'] == 0, out[-3000:]
+    assert 'is stale' in out and 'It is taken over if this run changes the node' in out, out[-3000:]
+    assert 'lock: stale' in out, out[-3000:]
+    assert _files(tree) == before
 
 
 def test_check_mode_reports_a_held_lock(top):

@@ -42,6 +42,23 @@ def runs_fixture(tmp_path_factory):
     task('other', 'numaops.colocation.node_preflight', {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False})
     task('other check', 'numaops.colocation.node_preflight',
          {'lock': {'path': lock, 'run_id': 'run-b'}, 'kubelet': False}, check_mode=True)
+    # state=query: the pre-flight of node_prep only reads the lock (it takes it after its plan, if the node changes)
+    stale_query = str(base / 'stale-query.lock')
+    (base / 'stale-query.lock').write_text(json.dumps({'run_id': 'gone-2', 'controller': socket.gethostname(),
+                                                       'pid': 999999, 'started': '2026-01-01T00:00:00Z'}))
+    task('query held', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'state': 'query'}, 'kubelet': False, 'read_files': [str(config)]})
+    task('query held check', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'state': 'query'}, 'kubelet': False, 'read_files': [str(config)]}, check_mode=True)
+    task('query stale', 'numaops.colocation.node_preflight',
+         {'lock': {'path': stale_query, 'state': 'query'}, 'kubelet': False, 'read_files': [str(config)]})
+    task('query free', 'numaops.colocation.node_preflight',
+         {'lock': {'path': str(base / 'free' / 'node.lock'), 'state': 'query'}, 'kubelet': False,
+          'read_files': [str(config)]})
+    task('query bad state', 'numaops.colocation.node_preflight',
+         {'lock': {'path': lock, 'state': 'absent', 'run_id': 'x'}, 'kubelet': False})
+    task('query on node_files', 'numaops.colocation.node_files',
+         {'lock': {'path': lock, 'state': 'query'}, 'read': []})
     task('renew and snapshot', 'numaops.colocation.node_files',
          {'lock': {'path': lock, 'run_id': 'run-a'}, 'snapshot': {'paths': [str(config)], 'dest': str(base / 'b1')}})
     task('snapshot of another run', 'numaops.colocation.node_files',
@@ -112,7 +129,7 @@ def runs_fixture(tmp_path_factory):
     (base / 'ansible').mkdir()
     results = dict(zip(names, playbooks.run_tasks(base / 'ansible', tasks)))
     return dict(base=base, results=results, lock=lock, failing_lock=failing_lock, stale_lock=stale_lock,
-                reports=reports)
+                reports=reports, stale_query=stale_query)
 
 
 def test_the_preflight_takes_the_lock_in_its_own_call(runs):
@@ -137,6 +154,48 @@ def test_check_mode_reports_the_holder_and_reads(runs):
     assert res['lock']['outcome'] == 'held' and 'is locked by another run' in res['lock']['msg']
     assert any('is locked by another run' in warning for warning in res.get('warnings', []))
     assert 'os' in res
+
+
+def test_a_lock_query_fails_on_another_runs_lock_and_reads_no_file(runs):
+    res = runs['results']['query held']
+    assert res['failed'] and 'read_token' not in res and 'files' not in res, res
+    assert res['msg'].startswith('localhost is locked by another run: run run-a (AWX job 42)'), res['msg']
+    assert 'kind: KubeletConfiguration' not in json.dumps(res)
+    # the lock stayed run-a's: its renewal in the next task is "refreshed" (test_node_files_renews...)
+
+
+def test_a_lock_query_in_check_mode_warns_and_reads(runs):
+    res = runs['results']['query held check']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'held' and 'is locked by another run' in res['lock']['msg']
+    assert any('is locked by another run' in warning for warning in res['warnings'])
+    assert len(res['read_token']) == 32
+
+
+def test_a_lock_query_leaves_a_stale_lock_with_a_warning(runs):
+    res = runs['results']['query stale']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'stale' and 'is gone' in res['lock']['stale'] and not res['lock']['locked_by_other']
+    assert any('is stale' in warning and 'It is taken over if this run changes the node' in warning
+               for warning in res['warnings']), res['warnings']
+    # its files were not read (the plan reads them itself), and the stale lock is left as it was
+    assert 'read_token' not in res
+    assert json.loads(open(runs['stale_query']).read())['run_id'] == 'gone-2'
+
+
+def test_a_lock_query_of_a_free_node_writes_nothing(runs):
+    res = runs['results']['query free']
+    assert not res.get('failed'), res
+    assert res['lock']['outcome'] == 'absent' and len(res['read_token']) == 32
+    assert not os.path.exists(str(runs['base'] / 'free')), 'no lock and no directory'
+
+
+def test_a_lock_query_takes_only_query_or_present(runs):
+    res = runs['results']['query bad state']
+    assert res['failed'] and "state=query only reads the lock and needs no run_id" in res['msg'], res['msg']
+    res = runs['results']['query on node_files']
+    assert res['failed'] and 'lock must be a dictionary with run_id' in res['msg'], res['msg']
+    assert 'state=query' not in res['msg']
 
 
 def test_node_files_renews_and_snapshots_in_one_call(runs):
