@@ -4,11 +4,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Action plugin for numaops.colocation.node_lock: records the controller host and process in the lock, tells
 whether a holder from this controller host is gone, and takes a stale lock over with a warning
-(plugin_utils/lock_first.py, shared with the lock option of node_preflight and node_files)."""
+(plugin_utils/lock_first.py, shared with the lock option of node_preflight and node_files). A release
+(state=absent, not in check mode) is one shell command on the node, with no Python started there."""
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import holder_args, settle
 
 MODULE = 'numaops.colocation.node_lock'
@@ -21,10 +23,29 @@ class ActionModule(ActionBase):
     def _run_module(self, args, task_vars):
         return self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars)
 
+    def _release(self, task_vars):
+        """state=absent: one POSIX shell command on the node instead of the module (no Python started there; the
+        same outcome as nodelock.release, whose file format it reads: module_utils/nodelock.release_command)."""
+        validation, new_args = self.validate_argument_spec(
+            argument_spec=nodelock.OPTIONS_SPEC, required_if=[('state', 'absent', ['run_id'])])
+        del validation
+        path = new_args['path'] or nodelock.DEFAULT_PATH
+        try:
+            res = self._low_level_execute_command(nodelock.release_command(path, new_args['run_id']))
+            outcome, holder = nodelock.parse_release(path, res.get('rc'), res.get('stdout'), res.get('stderr'))
+        except nodelock.LockError as err:
+            return dict(failed=True, changed=False, msg=str(err), outcome='', holder={}, locked_by_other=False,
+                        stale='')
+        return dict(changed=False, outcome=outcome, holder=holder if outcome == 'not_ours' else {},
+                    locked_by_other=False, stale='')
+
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
+        if self._task.args.get('state') == 'absent' and not self._play_context.check_mode:
+            result.update(self._release(task_vars))
+            return result
         args = holder_args(self._task.args)
         outcome = self._run_module(args, task_vars)
         outcome, warnings = settle(

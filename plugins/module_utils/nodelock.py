@@ -18,6 +18,7 @@ __metaclass__ = type
 import errno
 import json
 import os
+import shlex
 import time
 
 HOLDER_FIELDS = ('run_id', 'controller', 'pid', 'job_id', 'started', 'playbook')
@@ -160,6 +161,31 @@ def release(path, run_id):
             return 'absent', None
         raise LockError('%s cannot be removed: %s' % (path, err))
     return 'released', current
+
+
+def release_command(path, run_id):
+    """The POSIX shell command that does what ``release`` does, for a release that needs no Python on the node
+    (numaops.colocation.node_lock's action plugin runs it): remove the lock file at ``path`` when ``run_id`` holds
+    it. It prints the outcome on its first line (``released``, ``absent`` or ``not_ours``, then the file's text);
+    exit status 3: the file could not be read, 4: it could not be removed (stderr says why). The holder is
+    recognised by the text ``_write_new`` writes (``json.dumps`` with sorted keys: ``"run_id": "<id>"``)."""
+    needle = '"run_id": ' + json.dumps(run_id)
+    return ('f=%s; if [ ! -e "$f" ]; then echo absent; exit 0; fi; '
+            'c=$(cat -- "$f") || { [ -e "$f" ] || { echo absent; exit 0; }; exit 3; }; '
+            'case "$c" in *%s*) rm -f -- "$f" || exit 4; echo released;; '
+            '*) echo not_ours; printf "%%s" "$c";; esac' % (shlex.quote(path), shlex.quote(needle)))
+
+
+def parse_release(path, rc, stdout, stderr):
+    """(outcome, holder) of ``release_command``'s run, as ``release`` returns them; raises LockError."""
+    first, _sep, rest = (stdout or '').lstrip('\n').partition('\n')
+    first = first.strip()
+    if rc == 0 and first in ('released', 'absent'):
+        return first, None
+    if rc == 0 and first == 'not_ours':
+        return first, parse_holder(rest)
+    what = {3: 'cannot be read', 4: 'cannot be removed'}.get(rc, 'cannot be released (exit status %s)' % rc)
+    raise LockError('%s %s: %s' % (path, what, (stderr or stdout or 'no output').strip()))
 
 
 # The options of the node_lock module, also the suboptions of the ``lock`` option of node_preflight and node_files

@@ -21,6 +21,9 @@ description:
     took it (checked on the controller), or when the lock is older than O(stale_after) seconds (the node's clock,
     the file's modification time; a run renews it each time it takes the lock again).
   - V(state=present) by the holder again renews the lock; V(state=absent) removes it only when O(run_id) holds it.
+  - V(state=absent) starts no Python on the node - the action plugin runs one POSIX shell command (C(cat), C(rm))
+    that removes the file only when it names O(run_id) - so the release at the end of a run costs a round trip
+    without a module start. Every other state runs this module.
   - In check mode nothing is written; the module reports who holds the lock (RV(holder)) and warns when it is
     held by another run.
 author:

@@ -118,7 +118,10 @@ def runs_fixture(tmp_path_factory):
     task('stale', 'numaops.colocation.node_preflight', {'lock': {'path': stale_lock, 'run_id': 'run-d'},
                                                         'kubelet': False})
     task('no lock', 'numaops.colocation.node_files', {'read': [str(config)]})
+    task('release of another run', 'numaops.colocation.node_lock', {'path': lock, 'run_id': 'run-z', 'state': 'absent'})
+    task('release without run id', 'numaops.colocation.node_lock', {'path': lock, 'state': 'absent'})
     task('release', 'numaops.colocation.node_lock', {'path': lock, 'run_id': 'run-a', 'state': 'absent'})
+    task('release again', 'numaops.colocation.node_lock', {'path': lock, 'run_id': 'run-a', 'state': 'absent'})
     files = [{'name': 'a.json', 'content': '{}'}, {'name': 'b.md', 'content': '# x\n'}]
     task('reports', 'numaops.colocation.report_files', {'dir': str(reports), 'files': files})
     task('reports again', 'numaops.colocation.report_files', {'dir': str(reports), 'files': files})
@@ -327,8 +330,15 @@ def test_without_the_lock_option_node_files_is_unchanged(runs):
 
 
 def test_node_lock_itself_still_releases(runs):
+    # a shell command on the node (no module): the outcomes and the holder as the module gives them
+    res = runs['results']['release of another run']
+    assert not res.get('failed') and res['outcome'] == 'not_ours' and res['holder']['run_id'] == 'run-a', res
+    res = runs['results']['release without run id']
+    assert res['failed'] and 'run_id' in res['msg'], res
     assert runs['results']['release']['outcome'] == 'released'
+    assert not runs['results']['release'].get('changed')
     assert not os.path.exists(runs['lock'])
+    assert runs['results']['release again']['outcome'] == 'absent'
 
 
 def test_report_files_are_written_on_the_controller(runs):

@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
+
+import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 
@@ -63,3 +66,49 @@ def test_describe_and_parse():
                     '2026-12-01T10:00:00Z (7 s ago)')
     assert nodelock.parse_holder('not json') == {'unreadable': 'not json'}
     assert nodelock.describe_holder(None) == 'nobody'
+
+
+def _shell_release(path, run_id):
+    proc = subprocess.run(['/bin/sh', '-c', nodelock.release_command(path, run_id)], capture_output=True, text=True,
+                          check=False)
+    return nodelock.parse_release(path, proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize('name', ['node.lock', "it's a \"lock\" $(touch pwned) `x`.lock", '-dash.lock'])
+@pytest.mark.parametrize('run_id', ['20261204T180000Z-42', "odd 'id' \"with\" $HOME and \\ * ?"])
+def test_the_shell_release_does_what_release_does(tmp_path, name, run_id):
+    """node_lock's action plugin releases with a shell command (no Python on the node): the same outcomes as
+    release() on the same files, whatever the path and the run id hold."""
+    path = str(tmp_path / name)
+    assert _shell_release(path, run_id) == ('absent', None) == nodelock.release(path, run_id)
+    nodelock.acquire(path, holder('other'))
+    outcome, found = _shell_release(path, run_id)
+    assert (outcome, found) == nodelock.release(path, run_id) and outcome == 'not_ours'
+    assert found == holder('other') and os.path.exists(path)
+    # a run id that is a prefix or a part of the holder's is not the holder
+    nodelock.release(path, 'other')
+    nodelock.acquire(path, holder(run_id + 'x', playbook='"run_id": %s' % run_id))
+    assert _shell_release(path, run_id)[0] == 'not_ours' and os.path.exists(path)
+    nodelock.release(path, run_id + 'x')
+    nodelock.acquire(path, holder(run_id))
+    assert _shell_release(path, run_id) == ('released', None) and not os.path.exists(path)
+    assert not os.path.exists(str(tmp_path / 'pwned'))
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_the_shell_release_of_an_unreadable_or_garbage_lock(tmp_path):
+    path = str(tmp_path / 'node.lock')
+    with open(path, 'w') as handle:
+        handle.write('not json')
+    assert _shell_release(path, 'a') == ('not_ours', {'unreadable': 'not json'}) == nodelock.release(path, 'a')
+    os.remove(path)
+    os.mkdir(path)  # a directory where the lock should be: cannot be read
+    with pytest.raises(nodelock.LockError, match='node.lock cannot be read: '):
+        _shell_release(path, 'a')
+    # a link is followed to read and removed itself, as release() does
+    os.rmdir(path)
+    target = str(tmp_path / 'elsewhere')
+    nodelock.acquire(target, holder('a'))
+    os.symlink(target, path)
+    assert _shell_release(path, 'a') == ('released', None)
+    assert not os.path.lexists(path) and os.path.exists(target)
