@@ -7,7 +7,9 @@ unit-tested there). Controller side only."""
 from __future__ import annotations
 
 import glob
+import json
 import os
+import tempfile
 
 import yaml
 
@@ -19,20 +21,70 @@ _KNOWN = []
 _SAFE_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
-def known_variables():
-    """Every variable the collection reads or sets: the options of every role entry point, every role default,
-    and fleet.PLAYBOOK_VARIABLES / SURVEY_VARIABLES."""
-    if not _KNOWN:
-        names = set(fleet.PLAYBOOK_VARIABLES) | set(fleet.SURVEY_VARIABLES)
-        for path in glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'meta', 'argument_specs.yml')):
-            with open(path) as handle:
-                specs = (yaml.load(handle, Loader=_SAFE_LOADER) or {}).get('argument_specs') or {}
-            for entry in specs.values():
+def _known_sources():
+    """The files the known variables come from, each with its size and modification time (what the cache keeps)."""
+    paths = sorted(glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'meta', 'argument_specs.yml'))
+                   + glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'defaults', 'main.yml')))
+    sources = []
+    for path in paths:
+        info = os.stat(path)
+        sources.append([path, info.st_size, info.st_mtime_ns])
+    return sources
+
+
+def _load_known(sources):
+    names = set(fleet.PLAYBOOK_VARIABLES) | set(fleet.SURVEY_VARIABLES)
+    for path, _size, _mtime in sources:
+        with open(path) as handle:
+            data = yaml.load(handle, Loader=_SAFE_LOADER) or {}
+        if path.endswith('argument_specs.yml'):
+            for entry in (data.get('argument_specs') or {}).values():
                 names.update((entry or {}).get('options') or {})
-        for path in glob.glob(os.path.join(_COLLECTION, 'roles', '*', 'defaults', 'main.yml')):
-            with open(path) as handle:
-                names.update(yaml.load(handle, Loader=_SAFE_LOADER) or {})
-        _KNOWN.extend(sorted(names))
+        else:
+            names.update(data)
+    return sorted(names)
+
+
+def _cache_file():
+    """Where the workers of one ansible-playbook run share the names: its own local temporary directory (0700,
+    removed at the end of the run); None outside a run."""
+    try:
+        from ansible import constants as C  # pylint: disable=import-outside-toplevel
+        return os.path.join(C.DEFAULT_LOCAL_TMP, 'numaops-colocation-known-variables.json')
+    except Exception:  # pylint: disable=broad-except
+        return None
+
+
+def known_variables(cache_file=_cache_file):
+    """Every variable the collection reads or sets: the options of every role entry point, every role default,
+    and fleet.PLAYBOOK_VARIABLES / SURVEY_VARIABLES.
+
+    Each worker process of a run would otherwise load every role's YAML again (~70 ms, per host and task): the
+    first one keeps the names in the run's local temporary directory, the others read them from there while the
+    role files are unchanged (same paths, sizes and modification times)."""
+    if not _KNOWN:
+        sources = _known_sources()
+        path = cache_file()
+        names = None
+        if path:
+            try:
+                with open(path) as handle:
+                    kept = json.load(handle)
+                if kept.get('sources') == sources:
+                    names = kept['names']
+            except (IOError, OSError, ValueError, KeyError, AttributeError):
+                names = None
+        if names is None:
+            names = _load_known(sources)
+            if path:
+                try:
+                    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.known-')
+                    with os.fdopen(fd, 'w') as handle:
+                        json.dump({'sources': sources, 'names': names}, handle)
+                    os.replace(tmp, path)
+                except (IOError, OSError):
+                    pass
+        _KNOWN.extend(names)
     return list(_KNOWN)
 
 

@@ -32,6 +32,8 @@ import re
 from fractions import Fraction
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_releases as releases
+# CPU lists live in cpuset.py (the node's pre-flight needs them without the kubelet rules); named here as well
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
 
@@ -175,42 +177,6 @@ def parse_duration(value):
     for number, unit in _DURATION_PART_RE.findall(value.lstrip('+-')):
         total += Fraction(number) * _DURATION_UNITS[unit]
     return sign * total
-
-
-def parse_cpuset(value):
-    """k8s.io/utils/cpuset.Parse ("0-3,8" -> {0, 1, 2, 3, 8}); raises ValueError."""
-    if not isinstance(value, str):
-        raise ValueError('%s is not a CPU list string like "0-1" or "0,2,4-7"' % _pretty(value))
-    cpus = set()
-    if value == '':
-        return frozenset()
-    for part in value.split(','):
-        bounds = part.split('-', 1)
-        if not all(_DIGITS_RE.match(b) for b in bounds):
-            raise ValueError('%s is not a CPU list like "0-1" or "0,2,4-7": bad element "%s"' % (_pretty(value), part))
-        if len(bounds) == 1:
-            cpus.add(int(bounds[0]))
-            continue
-        start, end = int(bounds[0]), int(bounds[1])
-        if start > end:
-            raise ValueError('%s is not a CPU list: invalid range "%s" (%d > %d)' % (_pretty(value), part, start, end))
-        cpus.update(range(start, end + 1))
-    return frozenset(cpus)
-
-
-def format_cpuset(cpus):
-    """The canonical kubelet spelling of a CPU set ("0-3,8")."""
-    ordered = sorted(cpus)
-    parts = []
-    index = 0
-    while index < len(ordered):
-        start = end = ordered[index]
-        while index + 1 < len(ordered) and ordered[index + 1] == end + 1:
-            index += 1
-            end = ordered[index]
-        parts.append(str(start) if start == end else '%d-%d' % (start, end))
-        index += 1
-    return ','.join(parts)
 
 
 def parse_kubelet_version(value):

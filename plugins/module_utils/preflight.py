@@ -14,18 +14,18 @@ import json
 import posixpath
 import re
 
-from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, systemd_unit
 
 _CONTAINERD_VERSION_RE = re.compile(r'\bv?([0-9]+\.[0-9]+(\.[0-9]+)?)')
 
 
 def cpu_list(text):
-    """A Linux CPU or NUMA node list ("0-3,8,10-11") as a sorted list of integers (kubelet.parse_cpuset, which the
+    """A Linux CPU or NUMA node list ("0-3,8,10-11") as a sorted list of integers (cpuset.parse_cpuset, which the
     kubelet's reservedSystemCPUs follows too); None when ``text`` is None or not such a list. Blank is []."""
     if text is None:
         return None
     try:
-        return sorted(kubelet.parse_cpuset(str(text).strip()))
+        return sorted(cpuset.parse_cpuset(str(text).strip()))
     except ValueError:
         return None
 

@@ -6,6 +6,7 @@ yaml.safe_load."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 
 import pytest
@@ -43,3 +44,36 @@ def test_known_variables_are_those_safe_load_finds():
             names.update(data)
     assert len(ROLE_FILES) >= 4
     assert fleet_filter.known_variables() == sorted(names)
+
+
+def test_the_workers_of_a_run_share_the_names_through_its_temporary_directory(tmp_path, monkeypatch):
+    """The first worker loads the role files and keeps the names in the run's local tmp; the next ones read them
+    there (no YAML); a role file changed since (size or time) makes it load them again."""
+    cache = str(tmp_path / 'known.json')
+    monkeypatch.setattr(fleet_filter, '_KNOWN', [])
+    first = fleet_filter.known_variables(cache_file=lambda: cache)
+    assert os.path.exists(cache)
+
+    def no_yaml(_sources):
+        raise AssertionError('the role files were loaded again')
+
+    monkeypatch.setattr(fleet_filter, '_KNOWN', [])
+    with monkeypatch.context() as patch:
+        patch.setattr(fleet_filter, '_load_known', no_yaml)
+        assert fleet_filter.known_variables(cache_file=lambda: cache) == first
+
+    # a role file that changed since: loaded again, and the cache renewed
+    sources = fleet_filter._known_sources()
+    with open(cache) as handle:
+        stale = dict(json.load(handle), sources=[[path, size + 1, mtime] for path, size, mtime in sources])
+    with open(cache, 'w') as handle:
+        json.dump(dict(stale, names=['bogus']), handle)
+    monkeypatch.setattr(fleet_filter, '_KNOWN', [])
+    assert fleet_filter.known_variables(cache_file=lambda: cache) == first
+    monkeypatch.setattr(fleet_filter, '_KNOWN', [])
+    # an unreadable cache is no reason to fail: the names are loaded
+    with open(cache, 'w') as handle:
+        handle.write('{not json')
+    assert fleet_filter.known_variables(cache_file=lambda: cache) == first
+    monkeypatch.setattr(fleet_filter, '_KNOWN', [])
+    assert fleet_filter.known_variables(cache_file=lambda: None) == first
