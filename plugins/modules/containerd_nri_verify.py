@@ -23,8 +23,10 @@ description:
     message, saying whether containerd came back with the previous configuration.
   - A containerd that answered but stops again before the NRI socket appears (containerd 1.7 serves its socket
     before its CRI service starts NRI, and exits when NRI cannot start) counts as not answering, with the same
-    restore, restart and failure. One that still answers without the NRI socket fails with its configuration
-    kept.
+    restore, restart and failure - also when its service manager has started it again meanwhile (systemd
+    C(Restart=always)) and the next start answers at that moment: its socket was created anew, so it is not the
+    containerd that answered. One that still answers, the same one, without the NRI socket fails with its
+    configuration kept.
   - Meant as a handler after M(numaops.colocation.containerd_nri). Standard library only on the node.
 author:
   - numaops.colocation developers (@numaops)
@@ -481,6 +483,8 @@ def run(module):
             what += ' ' + restart_error.strip().rstrip('.') + '.'
         fail_down(module, verifier, result, what)
     if wait_nri:
+        # the socket containerd answered on: containerd creates it anew each time it starts
+        served = _socket_identity(params['address'])
         nri_ready = verifier.wait_nri(socket_path, before)
         result['nri_ready'] = nri_ready
         if not nri_ready:
@@ -492,6 +496,14 @@ def run(module):
                 fail_down(module, verifier, result, 'containerd answered on %s after the restart, but the NRI socket %s '
                           'was not created within %ds and containerd no longer answers (%s): it stopped after it had '
                           'started.' % (params['address'], socket_path, params['timeout'], detail))
+            if served is not None and _socket_identity(params['address']) != served:
+                # and when its service manager starts it again at once (systemd Restart=always), the next start
+                # may be answering at this moment: its socket is not the one that answered before
+                result['containerd_ready'] = False
+                fail_down(module, verifier, result, 'containerd answered on %s after the restart, but the NRI socket %s '
+                          'was not created within %ds and containerd did not stay up: it exited and was started '
+                          'again meanwhile (its socket was created anew), as a containerd does that fails after it '
+                          'has started.' % (params['address'], socket_path, params['timeout']))
             journal, errors = read_log(verifier, result)
             module.fail_json(msg=(
                 'containerd answers, but the NRI socket %s was not created within %ds. NRI is not active: check that '

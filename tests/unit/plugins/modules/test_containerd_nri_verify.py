@@ -143,6 +143,39 @@ def test_containerd_that_answers_then_dies_is_down_and_restored(sandbox, capsys)
     assert config.read_text() == 'version = 2\n'
 
 
+# A containerd that its service manager starts again at once after it died (systemd Restart=always): the first
+# start serves its socket for a second and exits, the next one binds a new socket and keeps answering (still without
+# an NRI socket) - at the end of the wait containerd answers, but not the containerd that answered first. (The child
+# lets go of the restart command's output at once, so that the module's wait starts while the first one serves.)
+ANSWER_DIE_AND_COME_BACK = ('import os, socket, sys, time\n'
+                            'if os.fork() == 0:\n'
+                            '    null = os.open(os.devnull, os.O_RDWR); os.dup2(null, 1); os.dup2(null, 2)\n'
+                            '    def serve(seconds):\n'
+                            '        s = socket.socket(socket.AF_UNIX); os.path.exists(sys.argv[1]) and os.remove(sys.argv[1])\n'
+                            '        s.bind(sys.argv[1]); s.listen(8); time.sleep(seconds); s.close()\n'
+                            '        os.path.exists(sys.argv[1]) and os.remove(sys.argv[1])\n'
+                            '    serve(1.5); time.sleep(0.3); serve(6.0); os._exit(0)\n'
+                            'time.sleep(0.2)\n')
+
+
+def test_containerd_restarted_meanwhile_is_down_and_restored(sandbox, capsys):
+    config = sandbox['path'] / 'config.toml'
+    backup = sandbox['path'] / 'config.toml.bak'
+    config.write_text('version = 3\n')
+    backup.write_text('version = 2\n')
+    res = run_module(capsys, **base_args(sandbox, timeout=3, journal_lines=2,
+                                         restart_command=[sys.executable, '-c', ANSWER_DIE_AND_COME_BACK,
+                                                          sandbox['address']],
+                                         restore=[dict(path=str(config), backup_file=str(backup))]))
+    assert res['failed'] is True
+    assert res['containerd_ready'] is False and res['nri_ready'] is False, res['msg']
+    assert res['msg'].startswith('containerd answered on %s after the restart, but the NRI socket %s was not created '
+                                 'within 3s and containerd did not stay up: it exited and was started again meanwhile'
+                                 % (sandbox['address'], sandbox['nri'])), res['msg']
+    assert 'Restored %s (from %s).' % (config, backup) in res['msg']
+    assert config.read_text() == 'version = 2\n'
+
+
 def test_containerd_down_without_restore_says_so(sandbox, capsys):
     res = run_module(capsys, **base_args(sandbox, restart_command=['false']))
     assert res['failed'] is True
