@@ -24,7 +24,7 @@ description:
   - A containerd that answered but stops again before the NRI socket appears (containerd 1.7 serves its socket
     before its CRI service starts NRI, and exits when NRI cannot start) counts as not answering, with the same
     restore, restart and failure - also when its service manager has started it again meanwhile (systemd
-    C(Restart=always)) and the next start answers at that moment: its socket was created anew, so it is not the
+    C(Restart=always)) and the next start answers at that moment - its socket was created anew, so it is not the
     containerd that answered. One that still answers, the same one, without the NRI socket fails with its
     configuration kept.
   - Meant as a handler after M(numaops.colocation.containerd_nri). Standard library only on the node.
