@@ -31,9 +31,10 @@ options:
         description:
           - V(present) takes or renews the lock.
           - V(query) only reads it, and only M(numaops.colocation.node_preflight) accepts it. A lock held by another
-            run fails the task all the same (in check mode a warning), and then no file of its O(read_files) is read.
-            A stale lock is not a failure there - RV(lock.outcome) is V(stale), with a warning, and the lock is
-            left in place (the run takes it over when it takes the lock).
+            run fails the task all the same (in check mode a warning), and then no file of its
+            O(numaops.colocation.node_preflight#module:read_files) is read. A stale lock is not a failure there -
+            C(outcome) of RV(lock) is V(stale), with a warning, and the lock is left in place (the run takes it over
+            when it takes the lock).
           - O(lock.run_id) may be left out with V(query).
         type: str
         choices: [present, absent, query]
