@@ -12,6 +12,7 @@ import os
 import tempfile
 
 import yaml
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.numaops.colocation.plugins.module_utils import fleet, preflight, reservation_merge
 
@@ -32,17 +33,36 @@ def _known_sources():
     return sources
 
 
+def _validation_spec(options):
+    """An entry point's options as ArgumentSpecValidator reads them, for the values given only: without what only
+    documents them, and without their defaults (the role's defaults/main.yml has the values; a default in the spec
+    may be a template, which the validator would judge as the string it is)."""
+    spec = {}
+    for name, option in (options or {}).items():
+        option = dict((key, value) for key, value in (option or {}).items()
+                      if key not in ('description', 'version_added', 'default'))
+        if 'options' in option:
+            option['options'] = _validation_spec(option['options'])
+        spec[name] = option
+    return spec
+
+
 def _load_known(sources):
+    """(names, specs): every known variable name, and {role: {entry point: options}} of every role."""
     names = set(fleet.PLAYBOOK_VARIABLES) | set(fleet.SURVEY_VARIABLES)
+    specs = {}
     for path, _size, _mtime in sources:
         with open(path) as handle:
             data = yaml.load(handle, Loader=_SAFE_LOADER) or {}
         if path.endswith('argument_specs.yml'):
-            for entry in (data.get('argument_specs') or {}).values():
-                names.update((entry or {}).get('options') or {})
+            role = os.path.basename(os.path.dirname(os.path.dirname(path)))
+            for entry_point, entry in (data.get('argument_specs') or {}).items():
+                options = (entry or {}).get('options') or {}
+                names.update(options)
+                specs.setdefault(role, {})[entry_point] = _validation_spec(options)
         else:
             names.update(data)
-    return sorted(names)
+    return sorted(names), specs
 
 
 def _cache_file():
@@ -55,37 +75,55 @@ def _cache_file():
         return None
 
 
-def known_variables(cache_file=_cache_file):
-    """Every variable the collection reads or sets: the options of every role entry point, every role default,
-    and fleet.PLAYBOOK_VARIABLES / SURVEY_VARIABLES.
+def _known(cache_file):
+    """{'names': [...], 'specs': {...}} (_load_known), loaded once per process.
 
     Each worker process of a run would otherwise load every role's YAML again (~70 ms, per host and task): the
-    first one keeps the names in the run's local temporary directory, the others read them from there while the
-    role files are unchanged (same paths, sizes and modification times)."""
+    first one keeps them in the run's local temporary directory, the others read them from there while the role
+    files are unchanged (same paths, sizes and modification times)."""
     if not _KNOWN:
         sources = _known_sources()
         path = cache_file()
-        names = None
+        known = None
         if path:
             try:
                 with open(path) as handle:
                     kept = json.load(handle)
                 if kept.get('sources') == sources:
-                    names = kept['names']
+                    known = {'names': kept['names'], 'specs': kept['specs']}
             except (IOError, OSError, ValueError, KeyError, AttributeError):
-                names = None
-        if names is None:
-            names = _load_known(sources)
+                known = None
+        if known is None:
+            names, specs = _load_known(sources)
+            known = {'names': names, 'specs': specs}
             if path:
                 try:
                     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.known-')
                     with os.fdopen(fd, 'w') as handle:
-                        json.dump({'sources': sources, 'names': names}, handle)
+                        json.dump(dict(known, sources=sources), handle)
                     os.replace(tmp, path)
                 except (IOError, OSError):
                     pass
-        _KNOWN.extend(names)
-    return list(_KNOWN)
+        _KNOWN.append(known)
+    return _KNOWN[0]
+
+
+def known_variables(cache_file=_cache_file):
+    """Every variable the collection reads or sets: the options of every role entry point, every role default,
+    and fleet.PLAYBOOK_VARIABLES / SURVEY_VARIABLES."""
+    return list(_known(cache_file)['names'])
+
+
+def role_variable_errors(host_vars, role, entry_point, where='', cache_file=_cache_file):
+    """The role's argument validation (meta/argument_specs.yml, entry point ``entry_point``, with ansible's own
+    ArgumentSpecValidator) of the role options among ``host_vars`` (``hostvars[host]``: inventory, extra
+    variables, facts; the role's defaults are not there, and a unit test validates them), each error as a sentence
+    starting with ``where``. For playbooks/node_prep.yml, which validates in the pre-flight call instead of a task
+    of its own per host (rolespec_validate: false)."""
+    spec = _known(cache_file)['specs'][role][entry_point]
+    provided = dict((name, host_vars[name]) for name in spec if name in host_vars)
+    result = ArgumentSpecValidator(spec).validate(provided, validate_role_argument_spec=True)
+    return ['%s: %s' % (where, message) if where else message for message in result.error_messages]
 
 
 def unknown_variables(names, where='', extra_known=None):
@@ -113,6 +151,11 @@ def survey_answers(variables):
     # only the survey variables are read (templated): the host's other variables are not needed
     answers, errors = fleet.survey_answers(dict((name, variables[name]) for name in variables
                                                 if isinstance(name, str) and '_survey_' in name))
+    # an answer that sets no variable of the collection (a survey question of another version, a typo in its
+    # variable name) is named here, once for the run, rather than by every node's pre-flight. (This also leaves the
+    # known names in the run's temporary directory before the nodes' workers start: they read them from there.)
+    errors += ['survey answer %s' % sentence.split(': ', 1)[1]
+               for sentence in unknown_variables(sorted(answers), 'survey')]
     return {'answers': answers, 'errors': errors}
 
 
@@ -135,6 +178,28 @@ def batch_position(all_hosts, batch_hosts, serial):
 def _host_vars(hosts_vars):
     for host_vars in hosts_vars:
         yield host_vars['inventory_hostname'], host_vars
+
+
+def _report_variables(host_vars):
+    return dict((name, host_vars[name]) for name in fleet.REPORT_VARIABLES if name in host_vars)
+
+
+def node_prep_report(host_vars):
+    """``node_prep_report`` of one host from its host variables (``hostvars[host]``: the facts the role set)."""
+    return fleet.node_report(_report_variables(host_vars))
+
+
+def node_prep_summary(host_vars, report=None):
+    """The summary lines of one host from its host variables (its ``node_prep_report`` unless given)."""
+    variables = _report_variables(host_vars)
+    if report is None:
+        report = host_vars['node_prep_report']
+    return fleet.node_summary(host_vars['inventory_hostname'], report, variables)
+
+
+def node_prep_summaries(hosts_vars):
+    """{host: summary lines} of several hosts (their ``node_prep_report``), for one message about all of them."""
+    return dict((host, node_prep_summary(host_vars)) for host, host_vars in _host_vars(hosts_vars))
 
 
 def fleet_plan(hosts_vars):
@@ -185,6 +250,7 @@ class FilterModule(object):
     def filters(self):
         return {
             'unknown_variables': unknown_variables,
+            'role_variable_errors': role_variable_errors,
             'cpu_list': cpu_list,
             'reservation_fit': reservation_fit,
             'survey_answers': survey_answers,
@@ -192,6 +258,9 @@ class FilterModule(object):
             'batch_size': batch_size,
             'batch_position': batch_position,
             'fleet_plan': fleet_plan,
+            'node_prep_report': node_prep_report,
+            'node_prep_summary': node_prep_summary,
+            'node_prep_summaries': node_prep_summaries,
             'fleet_summary': fleet_summary,
             'audit_summary': audit_summary,
             'markdown_summary': markdown_summary,

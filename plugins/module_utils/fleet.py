@@ -11,6 +11,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import difflib
+import json
 import re
 
 # Variable prefixes of the collection: a host or extra variable with one of them that no role or playbook reads
@@ -195,6 +196,135 @@ def fleet_plan(plans):
 def _hosts(hosts, limit=10):
     shown = ', '.join(hosts[:limit])
     return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
+
+
+def _flag(value):
+    """A Jinja ``| bool`` of a value the role set itself (booleans, or their string forms); None is false."""
+    if value is None:
+        return False
+    try:
+        return _as_bool(value)
+    except ValueError:
+        return bool(value)
+
+
+# The variables node_report reads: the facts the role's plan set (roles/node_prep/tasks/plan.yml, the decision),
+# the apply's results, and node_prep__report_settings (the role options the report names, kept by the plan as a fact
+# because the hostvars of another host carry no role defaults).
+REPORT_VARIABLES = (
+    'node_prep__check_mode', 'node_prep__work_needed', 'node_prep__kubelet_config', 'node_prep__kernel_args',
+    'node_prep__mem_sampling_wanted', 'node_prep__cgroup_v2_memory', 'node_prep__cgroup_v2_after_reboot',
+    'node_prep__plan_kubelet', 'node_prep__plan_containerd', 'node_prep__plan_kernel',
+    'node_prep__apply_kubelet', 'node_prep__apply_containerd', 'node_prep__apply_kernel',
+    'node_prep__rebooted', 'node_prep__reboot', 'node_prep__drain_wanted', 'node_prep__skipped_restarts',
+    'node_prep__run_id', 'node_prep__notes', 'node_prep__done', 'node_prep__locked', 'node_prep__lock_taken',
+    'node_prep__lock', 'node_prep__report_settings',
+)
+
+
+def node_report(variables):
+    """``node_prep_report`` of one host from its variables (a mapping of REPORT_VARIABLES; missing ones count as
+    not set): what the run did or, in check mode, would do. The apply's results when there are any, else the
+    plan's. The node lock as this run took it (a node with something to change), else as the pre-flight found it."""
+    def get(name, default=None):
+        value = variables.get(name)
+        return default if value is None else value
+
+    settings = get('node_prep__report_settings', {})
+    check_mode = _flag(get('node_prep__check_mode'))
+    work = _flag(get('node_prep__work_needed'))
+    concerns = {}
+    for name in ('kubelet', 'containerd', 'kernel'):
+        plan = get('node_prep__plan_' + name, {})
+        applied = get('node_prep__apply_' + name, {})
+        concerns[name] = {'now': applied or plan,
+                          'changed': _flag(plan.get('changed')) and (check_mode or len(applied) > 0)}
+    kubelet, containerd, kernel = concerns['kubelet'], concerns['containerd'], concerns['kernel']
+    taken = get('node_prep__lock_taken', {})
+    lock = taken if _flag(get('node_prep__locked')) and 'outcome' in taken else get('node_prep__lock', {})
+    if 'outcome' not in lock:
+        outcome = 'disabled'
+    elif lock['outcome'] == 'absent':
+        outcome = 'would_acquire' if check_mode and work else 'not_taken'
+    else:
+        outcome = lock['outcome']
+    held = _flag(lock.get('locked_by_other'))
+    run_id = get('node_prep__run_id', '')
+    return {
+        'check_mode': check_mode,
+        'drift': work,
+        'kubelet': {'config_path': get('node_prep__kubelet_config', ''),
+                    'changed': kubelet['changed'],
+                    'changed_fields': list(kubelet['now'].get('changed_fields') or []),
+                    'state_files_removed': list(kubelet['now'].get('state_files_removed') or []),
+                    'reservations_removed': list(kubelet['now'].get('reservations_removed') or [])},
+        'containerd': {'config_path': settings.get('containerd_config_path', ''),
+                       'changed': containerd['changed'],
+                       'nri': containerd['now'].get('nri') or {}},
+        'kernel': {'args': list(get('node_prep__kernel_args', [])),
+                   'mem_sampling': _flag(get('node_prep__mem_sampling_wanted')),
+                   'changed': kernel['changed'],
+                   'reboot_required': (_flag(kernel['now'].get('reboot_required'))
+                                       and not _flag(get('node_prep__rebooted'))),
+                   'rebooted': _flag(get('node_prep__rebooted'))},
+        # cgroup_v2_memory null: not checked (node_prep_memory_qos_enabled=false)
+        'memory_qos': {'cgroup_v2_memory': variables.get('node_prep__cgroup_v2_memory'),
+                       'after_reboot': _flag(get('node_prep__cgroup_v2_after_reboot'))},
+        'drained': _flag(get('node_prep__drain_wanted')),
+        'restarts_skipped': list(get('node_prep__skipped_restarts', [])),
+        'backup_dir': '%s/%s' % (settings.get('backup_dir', ''), run_id) if run_id else '',
+        'notes': list(get('node_prep__notes', [])),
+        # acquired / refreshed / taken_over when this run took it (a node with something to change); not_taken
+        # (nothing to change), would_acquire (check mode, something to change), held (check mode: another run
+        # holds it, see holder), stale (another run's stale lock, left: nothing to change), disabled
+        'lock': {'outcome': outcome,
+                 'held_by_other': held,
+                 'holder': (lock.get('holder') or {}) if held or outcome == 'stale' else {},
+                 # the message naming the holder, when another run holds it (check mode)
+                 'msg': lock.get('msg') or ''},
+    }
+
+
+def node_summary(host, report, variables):
+    """The lines of one host's summary (the role's "Report | Summary") from its node_prep_report and variables
+    (node_prep__report_settings, node_prep__reboot, node_prep__done)."""
+    settings = variables.get('node_prep__report_settings') or {}
+    kubelet, kernel, lock = report['kubelet'], report['kernel'], report['lock']
+    if report['check_mode'] and report['drift']:
+        state = 'WOULD CHANGE (check mode)'
+    else:
+        state = 'changed' if report['drift'] else 'no change'
+    removed = kubelet['reservations_removed']
+    kubelet_line = 'kubelet %s: %s' % (kubelet['config_path'], ('changed ' + ', '.join(kubelet['changed_fields']))
+                                       if kubelet['changed'] else 'ok')
+    if removed:
+        kubelet_line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (', '.join(removed),
+                                                                                  settings.get('reservations', ''))
+    if kernel['args']:
+        kernel_line = 'kernel args: ' + ('changed' if kernel['changed'] else 'ok')
+    else:
+        kernel_line = 'kernel args: none wanted'
+    if kernel['reboot_required']:
+        if _flag(variables.get('node_prep__reboot')):
+            why = 'a real run reboots the node: node_prep_reboot_allowed=true'
+        elif not _flag(settings.get('reboot_allowed')):
+            why = 'node_prep_reboot_allowed=false'
+        else:
+            why = 'node_prep_manage_services=false'
+        kernel_line += ', REBOOT REQUIRED (%s)' % why
+    if report['restarts_skipped']:
+        restarts = ('restarts SKIPPED (node_prep_manage_services=false): %s - restart them for the changes to take '
+                    'effect' % ', '.join(report['restarts_skipped']))
+    else:
+        restarts = 'restarts: ' + ('; '.join(variables.get('node_prep__done') or []) or 'none')
+    if lock['held_by_other']:
+        lock_line = 'lock: HELD BY ANOTHER RUN: ' + (lock['msg'] or json.dumps(lock['holder']))
+    else:
+        lock_line = 'lock: ' + lock['outcome']
+    return ['%s: %s' % (host, state), kubelet_line,
+            'containerd %s: %s' % (report['containerd']['config_path'],
+                                   'NRI changed' if report['containerd']['changed'] else 'ok'),
+            kernel_line, restarts, 'notes: ' + (' '.join(report['notes']) or 'none'), lock_line]
 
 
 def fleet_summary(reports, targeted, check_mode=False):

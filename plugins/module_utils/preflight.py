@@ -110,7 +110,7 @@ CHECKS_DEFAULTS = {
     'kubelet_unit_dirs': [], 'kubelet_env_files': [], 'kubelet_config_candidates': [],
     'reserved_system_cpus': None, 'reserved_memory': None, 'k8s_enabled': False, 'node_name': '',
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
-    'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False,
+    'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
 }
 
 
@@ -313,6 +313,10 @@ def checks(node, asked, host):
                       'variables) that no role or playbook of numaops.colocation reads, so they would be ignored. Fix '
                       'the name, or set colocation_allow_unknown_variables=true to allow them. Nothing was changed.'
                       % '; '.join(unknown))
+    invalid = list(asked['invalid'] or [])
+    if invalid:
+        errors.append('node_prep: %s (the types and values roles/node_prep/meta/argument_specs.yml allows). '
+                      'Nothing was changed.' % '; '.join(invalid))
     if memory_qos and not v2_after_reboot and not v2_memory:
         errors.append(_cgroup_message(host, asked, node, v2_args, v2_booted))
     if truthy(asked['nri_enabled']) and not version_at_least(containerd_found, (1, 7)):

@@ -129,7 +129,8 @@ options:
         C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir); C(facts) (the gathered C(distribution),
         C(distribution_version), C(distribution_release) and C(architecture), when there are any; else
         C(/etc/os-release) and C(uname) are used); C(unknown) (sentences naming collection variables nothing reads)
-        and C(allow_unknown) (C(colocation_allow_unknown_variables))."
+        and C(allow_unknown) (C(colocation_allow_unknown_variables)); C(invalid) (sentences naming role variables
+        whose type or value the role's argument specification refuses, each one an error)."
       - An unknown key fails the task, naming it.
     type: dict
 notes:

@@ -160,6 +160,58 @@ def test_check_mode_and_real_run_report_the_same_changed_count(top):
                 assert data != handle.read(), rel + ' was changed after the copy'
 
 
+def _textfile_time(path):
+    with open(str(path)) as handle:
+        line = [x for x in handle if x.startswith('numaops_node_prep_last_run_timestamp_seconds ')][0]
+    return int(line.split()[1])
+
+
+def test_nodes_with_nothing_to_change_are_reported_for_the_fleet_at_once(top):
+    same, other = _sandbox(top, 'same'), _sandbox(top, 'other')
+    textfiles = {NODE: top / 'tf1', 'sandbox-node-2': top / 'tf2'}
+    for path in textfiles.values():
+        path.mkdir()
+    inventory = _inventory(top, [same, other], dict((host, {'node_prep_numa_textfile_dir': str(path)})
+                                                    for host, path in textfiles.items()))
+    rc, out = _playbook(inventory, 'node_prep.yml', '-e', 'node_prep_max_unavailable=2', report_dir=str(top / 'r1'))
+    assert rc == 0, out[-3000:]
+    first = dict((host, _textfile_time(path / 'numaops_numa.prom')) for host, path in textfiles.items())
+    # node 2 drifts back to the sandbox's kubelet file; node 1 stays as wanted
+    shutil.copy(os.path.join(ROOT, 'examples', 'sandbox', 'tree', KUBELET), str(other / KUBELET))
+    time.sleep(1.1)
+
+    # check mode: both reported by the fleet's two tasks (one message, keyed by node), no textfile written
+    before = (_files(same), _files(other))
+    rc, out = _playbook(inventory, 'node_prep.yml', '--check', report_dir=str(top / 'r2'))
+    assert rc == 0, out[-3000:]
+    assert (_files(same), _files(other)) == before
+    assert '"sandbox-node-1: no change"' in out and '"sandbox-node-2: WOULD CHANGE (check mode)"' in out, out[-3000:]
+    assert '"lock: would_acquire"' in out and '"lock: not_taken"' in out
+    assert 'TASK [numaops.colocation.node_prep : Report | Build the report]' not in out
+    assert first == dict((host, _textfile_time(path / 'numaops_numa.prom')) for host, path in textfiles.items())
+    (summary,) = [json.loads((top / 'r2' / name).read_text()) for name in os.listdir(str(top / 'r2'))
+                  if name.endswith('.json')]
+    assert summary['changed'] == ['sandbox-node-2'] and summary['unchanged'] == [NODE]
+
+    # the real run: node 1 reported by the fleet's tasks (its textfile refreshed, never locked), node 2 by the role
+    rc, out = _playbook(inventory, 'node_prep.yml', '-e', 'node_prep_max_unavailable=2', report_dir=str(top / 'r3'))
+    assert rc == 0, out[-3000:]
+    assert _recap(out)['changed'] == 0 and _recap(out, 'sandbox-node-2')['changed'] == 1
+    assert 'node_prep summary: 2 node(s): 1 changed, 1 unchanged, 0 failed or not reached' in out, out[-3000:]
+    (summary,) = [json.loads((top / 'r3' / name).read_text()) for name in os.listdir(str(top / 'r3'))
+                  if name.endswith('.json')]
+    unchanged, changed = summary['hosts'][NODE], summary['hosts']['sandbox-node-2']
+    assert sorted(unchanged) == sorted(changed)
+    assert unchanged['drift'] is False and unchanged['lock']['outcome'] == 'not_taken'
+    assert unchanged['kubelet']['config_path'] == str(same / KUBELET)
+    assert unchanged['containerd']['config_path'] == str(same / 'etc' / 'containerd' / 'config.toml')
+    assert changed['drift'] is True and changed['lock']['outcome'] == 'acquired'
+    assert changed['kubelet']['changed'] and changed['backup_dir'].startswith(str(other))
+    for host, path in textfiles.items():
+        assert _textfile_time(path / 'numaops_numa.prom') > first[host], host
+    assert not os.path.exists(str(same / LOCK)) and not os.path.exists(str(other / LOCK))
+
+
 class _Healthz(http.server.BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802
         self.send_response(200)
@@ -329,7 +381,7 @@ def test_fleet_preflight_stops_before_the_first_change(top):
     rc, out = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'r'))
     assert rc != 0
     assert 'node_prep plan: 2 node(s): 1 to change, 0 already as wanted, 1 failed the pre-flight' in out, out[-3000:]
-    assert '1 of 2 node(s) failed the pre-flight (sandbox-node-2;' in out and 'No node was changed' in out
+    assert '1 of 2 node(s) failed the pre-flight or their lock (sandbox-node-2;' in out and 'No node was changed' in out
     assert _files(good) == before
     assert not os.path.exists(str(good / LOCK)), 'the healthy node was unlocked'
 

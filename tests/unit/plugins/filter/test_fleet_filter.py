@@ -77,3 +77,60 @@ def test_the_workers_of_a_run_share_the_names_through_its_temporary_directory(tm
     assert fleet_filter.known_variables(cache_file=lambda: cache) == first
     monkeypatch.setattr(fleet_filter, '_KNOWN', [])
     assert fleet_filter.known_variables(cache_file=lambda: None) == first
+
+
+def test_node_prep_report_and_summaries_read_only_the_role_facts():
+    lock = {'outcome': 'absent', 'locked_by_other': False}
+    hosts = [{'inventory_hostname': name, 'node_prep__lock': lock, 'node_prep__work_needed': False,
+              'node_prep__report_settings': {'containerd_config_path': '/c.toml'}, 'unrelated': object()}
+             for name in ('n2', 'n1')]
+    for host_vars in hosts:
+        host_vars['node_prep_report'] = fleet_filter.node_prep_report(host_vars)
+    assert hosts[0]['node_prep_report']['lock']['outcome'] == 'not_taken'
+    summaries = fleet_filter.node_prep_summaries(hosts)
+    assert list(summaries) == ['n2', 'n1']
+    assert summaries['n1'][0] == 'n1: no change' and summaries['n1'][2] == 'containerd /c.toml: ok'
+    # a report given explicitly wins over the host's node_prep_report
+    report = dict(hosts[1]['node_prep_report'], drift=True)
+    assert fleet_filter.node_prep_summary(hosts[1], report)[0] == 'n1: changed'
+
+
+def _role_defaults(role):
+    with open(os.path.join(ROOT, 'roles', role, 'defaults', 'main.yml')) as handle:
+        return yaml.safe_load(handle) or {}
+
+
+@pytest.mark.parametrize('entry_point', ['main', 'inspect', 'prepare', 'lock', 'finish'])
+def test_the_role_defaults_pass_the_validation_the_playbook_runs_in_their_place(entry_point):
+    """playbooks/node_prep.yml validates only the variables hostvars has (no role defaults there): the defaults
+    themselves must pass (a templated one is a string until it is rendered, and is left out here)."""
+    defaults = dict((name, value) for name, value in _role_defaults('node_prep').items()
+                    if not (isinstance(value, str) and '{{' in value))
+    assert len(defaults) > 40
+    assert fleet_filter.role_variable_errors(defaults, 'node_prep', entry_point) == []
+
+
+def test_role_variable_errors_name_the_host_the_variable_and_what_is_allowed(tmp_path):
+    cache = str(tmp_path / 'known.json')
+    host_vars = {'node_prep_nri_mode': 'sideways', 'node_prep_reserved_cores': 'many',
+                 'node_prep_not_an_option': object(), 'ansible_host': '10.0.0.1'}
+    errors = fleet_filter.role_variable_errors(host_vars, 'node_prep', 'inspect', 'host n1', cache_file=lambda: cache)
+    assert len(errors) == 2, errors
+    assert any(e.startswith('host n1: ') and 'node_prep_nri_mode' in e and 'inline, dropin' in e and 'sideways' in e
+               for e in errors), errors
+    assert any('node_prep_reserved_cores' in e and 'int' in e for e in errors), errors
+    # read from the run's cache the second time, the same answer
+    fleet_filter._KNOWN[:] = []
+    assert fleet_filter.role_variable_errors(host_vars, 'node_prep', 'inspect', 'host n1',
+                                             cache_file=lambda: cache) == errors
+    assert fleet_filter.role_variable_errors({'node_prep_nri_mode': 'dropin'}, 'node_prep', 'inspect') == []
+
+
+def test_a_survey_answer_for_no_variable_of_the_collection_is_an_error():
+    result = fleet_filter.survey_answers({'node_prep_survey_cpu_manager_polcy': 'static',
+                                          'node_prep_survey_drain': 'false', 'memory_qos_survey_source': 'annotations',
+                                          'unrelated': 'x'})
+    assert result['answers'] == {'node_prep_cpu_manager_polcy': 'static', 'node_prep_drain': False,
+                                 'memory_qos_source': 'annotations'}
+    assert result['errors'] == ['survey answer node_prep_cpu_manager_polcy is not a variable of numaops.colocation '
+                                '(did you mean node_prep_cpu_manager_policy?)']

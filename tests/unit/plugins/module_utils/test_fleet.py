@@ -4,6 +4,8 @@
 """Fleet bookkeeping: unknown variables, survey answers, batches, plan and summaries."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import fleet
@@ -109,3 +111,158 @@ def test_audit_summary_fails_on_drift_in_any_area_or_unaudited_node():
 
 def test_report_file_name():
     assert fleet.report_file_name('node_prep', '2026-12-01T10:00:00Z', 'json') == 'node_prep-2026-12-01T10_00_00Z.json'
+
+
+# ------------------------------------------------------------------ node_report / node_summary (the role's report)
+SETTINGS = {'containerd_config_path': '/etc/containerd/config.toml', 'backup_dir': '/var/backups/numaops-colocation',
+            'reservations': 'merge', 'reboot_allowed': False}
+
+
+def _plan_vars(**overrides):
+    """The facts the role's plan sets on a node with nothing to change (lock enabled, not taken)."""
+    variables = {
+        'node_prep__check_mode': False, 'node_prep__work_needed': False,
+        'node_prep__kubelet_config': '/var/lib/kubelet/config.yaml', 'node_prep__kernel_args': [],
+        'node_prep__mem_sampling_wanted': False, 'node_prep__cgroup_v2_memory': True,
+        'node_prep__cgroup_v2_after_reboot': False,
+        'node_prep__plan_kubelet': {'changed': False, 'changed_fields': []},
+        'node_prep__plan_containerd': {'changed': False, 'nri': {'disable': False}},
+        'node_prep__plan_kernel': {'changed': False, 'reboot_required': False},
+        'node_prep__apply_kubelet': {}, 'node_prep__apply_containerd': {}, 'node_prep__apply_kernel': {},
+        'node_prep__rebooted': False, 'node_prep__reboot': False, 'node_prep__drain_wanted': False,
+        'node_prep__skipped_restarts': [], 'node_prep__run_id': '', 'node_prep__notes': [], 'node_prep__done': [],
+        'node_prep__locked': False, 'node_prep__lock_taken': {'skipped': True, 'changed': False},
+        'node_prep__lock': {'outcome': 'absent', 'locked_by_other': False},
+        'node_prep__report_settings': dict(SETTINGS),
+    }
+    variables.update(overrides)
+    return variables
+
+
+def test_report_of_a_node_with_nothing_to_change():
+    report = fleet.node_report(_plan_vars())
+    assert report == {
+        'check_mode': False, 'drift': False,
+        'kubelet': {'config_path': '/var/lib/kubelet/config.yaml', 'changed': False, 'changed_fields': [],
+                    'state_files_removed': [], 'reservations_removed': []},
+        'containerd': {'config_path': '/etc/containerd/config.toml', 'changed': False, 'nri': {'disable': False}},
+        'kernel': {'args': [], 'mem_sampling': False, 'changed': False, 'reboot_required': False, 'rebooted': False},
+        'memory_qos': {'cgroup_v2_memory': True, 'after_reboot': False},
+        'drained': False, 'restarts_skipped': [], 'backup_dir': '', 'notes': [],
+        'lock': {'outcome': 'not_taken', 'held_by_other': False, 'holder': {}, 'msg': ''}}
+    assert fleet.node_summary('n1', report, _plan_vars()) == [
+        'n1: no change', 'kubelet /var/lib/kubelet/config.yaml: ok', 'containerd /etc/containerd/config.toml: ok',
+        'kernel args: none wanted', 'restarts: none', 'notes: none', 'lock: not_taken']
+
+
+def test_report_in_check_mode_names_what_would_change():
+    variables = _plan_vars(
+        node_prep__check_mode=True, node_prep__work_needed=True, node_prep__kernel_args=['numa_icon=enable'],
+        node_prep__plan_kubelet={'changed': True, 'changed_fields': ['cpuManagerPolicy'],
+                                 'state_files_removed': ['/var/lib/kubelet/cpu_manager_state'],
+                                 'reservations_removed': ['systemReserved.cpu']},
+        node_prep__plan_kernel={'changed': True, 'reboot_required': True},
+        node_prep__notes=['one.', 'two.'])
+    report = fleet.node_report(variables)
+    assert report['kubelet']['changed'] and report['kubelet']['changed_fields'] == ['cpuManagerPolicy']
+    assert report['kubelet']['state_files_removed'] == ['/var/lib/kubelet/cpu_manager_state']
+    assert report['kernel']['changed'] and report['kernel']['reboot_required']
+    assert report['lock']['outcome'] == 'would_acquire'
+    assert fleet.node_summary('n1', report, variables) == [
+        'n1: WOULD CHANGE (check mode)',
+        'kubelet /var/lib/kubelet/config.yaml: changed cpuManagerPolicy - REMOVED reservations systemReserved.cpu '
+        '(node_prep_reservations=merge)',
+        'containerd /etc/containerd/config.toml: ok',
+        'kernel args: changed, REBOOT REQUIRED (node_prep_reboot_allowed=false)',
+        'restarts: none', 'notes: one. two.', 'lock: would_acquire']
+
+
+def test_report_of_a_real_run_reads_the_apply_and_the_lock_it_took():
+    variables = _plan_vars(
+        node_prep__work_needed=True, node_prep__run_id='20261205T050000Z', node_prep__locked=True,
+        node_prep__lock_taken={'outcome': 'acquired', 'locked_by_other': False, 'holder': {'run_id': 'r1'}},
+        node_prep__plan_kubelet={'changed': True, 'changed_fields': ['planned']},
+        node_prep__apply_kubelet={'changed': True, 'changed_fields': ['applied']},
+        node_prep__plan_containerd={'changed': True, 'nri': {'disable': True}},
+        node_prep__apply_containerd={'changed': True, 'nri': {'disable': False}},
+        node_prep__plan_kernel={'changed': True, 'reboot_required': True},
+        node_prep__apply_kernel={'changed': True, 'reboot_required': True},
+        node_prep__rebooted=True, node_prep__reboot=True, node_prep__drain_wanted='True',
+        node_prep__done=['kubelet restarted', 'containerd restarted'])
+    report = fleet.node_report(variables)
+    assert report['kubelet']['changed_fields'] == ['applied']
+    assert report['containerd'] == {'config_path': '/etc/containerd/config.toml', 'changed': True,
+                                    'nri': {'disable': False}}
+    assert report['kernel']['rebooted'] and not report['kernel']['reboot_required']
+    assert report['drained'] is True
+    assert report['backup_dir'] == '/var/backups/numaops-colocation/20261205T050000Z'
+    assert report['lock'] == {'outcome': 'acquired', 'held_by_other': False, 'holder': {}, 'msg': ''}
+    lines = fleet.node_summary('n1', report, variables)
+    assert lines[0] == 'n1: changed' and lines[2] == 'containerd /etc/containerd/config.toml: NRI changed'
+    assert lines[4] == 'restarts: kubelet restarted; containerd restarted'
+
+
+def test_a_planned_change_the_apply_did_not_make_is_not_reported_as_made():
+    # a real run whose apply did not get to the kubelet (its result empty): not "changed"
+    report = fleet.node_report(_plan_vars(node_prep__work_needed=True,
+                                          node_prep__plan_kubelet={'changed': True, 'changed_fields': ['x']}))
+    assert report['kubelet']['changed'] is False and report['kubelet']['changed_fields'] == ['x']
+
+
+@pytest.mark.parametrize('reboot, allowed, why', [
+    (True, True, 'a real run reboots the node: node_prep_reboot_allowed=true'),
+    (False, False, 'node_prep_reboot_allowed=false'),
+    (False, True, 'node_prep_manage_services=false'),
+])
+def test_reboot_required_says_why(reboot, allowed, why):
+    variables = _plan_vars(node_prep__check_mode=True, node_prep__work_needed=True, node_prep__kernel_args=['a'],
+                           node_prep__plan_kernel={'changed': True, 'reboot_required': True}, node_prep__reboot=reboot,
+                           node_prep__report_settings=dict(SETTINGS, reboot_allowed=allowed))
+    report = fleet.node_report(variables)
+    assert fleet.node_summary('n1', report, variables)[3] == 'kernel args: changed, REBOOT REQUIRED (%s)' % why
+
+
+def test_skipped_restarts_are_named():
+    variables = _plan_vars(node_prep__skipped_restarts=['kubelet', 'containerd'])
+    report = fleet.node_report(variables)
+    assert fleet.node_summary('n1', report, variables)[4] == (
+        'restarts SKIPPED (node_prep_manage_services=false): kubelet, containerd - restart them for the changes to '
+        'take effect')
+
+
+def test_lock_held_by_another_run_names_it():
+    holder = {'run_id': 'other-7', 'controller': 'ctl', 'pid': 1}
+    variables = _plan_vars(node_prep__check_mode=True, node_prep__lock={
+        'outcome': 'held', 'locked_by_other': True, 'holder': holder, 'msg': 'n1 is locked by another run: run other-7'})
+    report = fleet.node_report(variables)
+    assert report['lock'] == {'outcome': 'held', 'held_by_other': True, 'holder': holder,
+                              'msg': 'n1 is locked by another run: run other-7'}
+    assert fleet.node_summary('n1', report, variables)[-1] == \
+        'lock: HELD BY ANOTHER RUN: n1 is locked by another run: run other-7'
+    # without a message, the holder as JSON
+    variables['node_prep__lock'] = {'outcome': 'held', 'locked_by_other': True, 'holder': holder}
+    report = fleet.node_report(variables)
+    assert fleet.node_summary('n1', report, variables)[-1] == 'lock: HELD BY ANOTHER RUN: ' + json.dumps(holder)
+
+
+def test_a_stale_lock_keeps_its_holder_and_no_lock_is_disabled():
+    holder = {'run_id': 'gone-2'}
+    report = fleet.node_report(_plan_vars(node_prep__lock={'outcome': 'stale', 'locked_by_other': False,
+                                                           'holder': holder}))
+    assert report['lock'] == {'outcome': 'stale', 'held_by_other': False, 'holder': holder, 'msg': ''}
+    # a held lock the run took over is reported as it was taken, not as the pre-flight found it
+    report = fleet.node_report(_plan_vars(node_prep__locked=True, node_prep__lock=report['lock'],
+                                          node_prep__lock_taken={'outcome': 'taken_over', 'holder': {'run_id': 'me'}}))
+    assert report['lock']['outcome'] == 'taken_over' and report['lock']['holder'] == {}
+    assert fleet.node_report(_plan_vars(node_prep__lock={}))['lock']['outcome'] == 'disabled'
+
+
+def test_report_of_missing_variables_is_empty_not_an_error():
+    report = fleet.node_report({})
+    assert report['drift'] is False and report['lock']['outcome'] == 'disabled'
+    assert report['containerd']['config_path'] == '' and report['memory_qos']['cgroup_v2_memory'] is None
+    assert fleet.node_summary('n1', report, {})[0] == 'n1: no change'
+
+
+def test_every_report_variable_is_a_private_name_of_the_role():
+    assert all(fleet.is_internal(name) for name in fleet.REPORT_VARIABLES)

@@ -39,7 +39,7 @@ ASKED = {
     'kubelet_config_candidates': ['/var/lib/kubelet/config.yaml', '/etc/kubernetes/kubelet-config.yaml'],
     'reserved_system_cpus': None, 'reserved_memory': None, 'k8s_enabled': True, 'node_name': 'node-1',
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
-    'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False,
+    'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
 }
 DEBIAN_NOTE = ('mem_sampling_on numa_icon=enable skipped: these kernel flags are for openEuler 22.03 SP4 aarch64 '
                'only, and this host is Debian GNU/Linux 12 (bookworm) x86_64. Set node_prep_mem_sampling=enabled to '
@@ -327,6 +327,15 @@ def test_unknown_variables_fail_unless_allowed():
     allowed = run(unknown=UNKNOWN, allow_unknown='true')
     assert allowed['errors'] == []
     assert allowed['notes'][0] == 'WARNING (colocation_allow_unknown_variables=true): ' + UNKNOWN[0]
+
+
+def test_invalid_role_variables_fail_and_are_named_with_what_is_allowed():
+    invalid = ['host node-1: value of node_prep_nri_mode must be one of: inline, dropin, got: sideways']
+    assert run(invalid=invalid)['errors'] == [
+        'node_prep: host node-1: value of node_prep_nri_mode must be one of: inline, dropin, got: sideways (the types '
+        'and values roles/node_prep/meta/argument_specs.yml allows). Nothing was changed.']
+    # colocation_allow_unknown_variables is about names, not values: still an error
+    assert len(run(invalid=invalid, unknown=UNKNOWN, allow_unknown=True)['errors']) == 1
 
 
 def test_without_the_kubernetes_api_the_run_says_so():
