@@ -349,6 +349,26 @@ def test_typo_of_a_collection_variable_fails_with_did_you_mean(top):
     assert rc == 0 and 'WARNING (colocation_allow_unknown_variables=true)' in out, out[-3000:]
 
 
+def test_a_value_the_role_does_not_allow_fails_the_preflight_naming_host_and_variable(top):
+    # playbooks/node_prep.yml validates the role's variables in the pre-flight call (no validation task per node)
+    tree = _sandbox(top, 'invalid')
+    before = _files(tree)
+    inventory = _inventory(top, [tree], {NODE: {'node_prep_reserved_cores': 'many'}})
+    rc, out = _playbook(inventory, 'node_prep.yml', '-e', 'node_prep_nri_mode=sideways', report_dir=str(top / 'r'))
+    assert rc != 0
+    assert 'host %s: value of node_prep_nri_mode must be one of: inline, dropin, got: sideways' % NODE in out, \
+        out[-3000:]
+    assert "host %s: argument 'node_prep_reserved_cores' is of type str" % NODE in out, out[-3000:]
+    assert 'Validating arguments against arg spec' not in out
+    assert _files(tree) == before
+    # a survey answer that sets no variable of the collection: named once for the run
+    rc, out = _playbook(inventory, 'node_prep.yml', '--check', extra={'node_prep_survey_reserved_cpus': '0-1'},
+                        report_dir=str(top / 'r'))
+    assert rc != 0
+    assert 'survey answer node_prep_reserved_cpus is not a variable of numaops.colocation' in out, out[-3000:]
+    assert _files(tree) == before
+
+
 def test_impossible_reservations_fail_the_preflight_naming_both_numbers(top):
     tree = _sandbox(top, 'impossible')
     before = _files(tree)
