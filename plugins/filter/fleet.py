@@ -14,7 +14,7 @@ import tempfile
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.numaops.colocation.plugins.module_utils import fleet, preflight, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import fleet, node_prep_decision, preflight, reservation_merge
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _KNOWN = []
@@ -180,6 +180,11 @@ def _host_vars(hosts_vars):
         yield host_vars['inventory_hostname'], host_vars
 
 
+def node_prep_decision_filter(result, node, settings, checking, host, stamp, nonce):
+    """node_prep's decision after its plan (module_utils/node_prep_decision.py)."""
+    return node_prep_decision.decide(result, node, settings, node_prep_decision.flag(checking), host, stamp, nonce)
+
+
 def _report_variables(host_vars):
     return dict((name, host_vars[name]) for name in fleet.REPORT_VARIABLES if name in host_vars)
 
@@ -258,6 +263,7 @@ class FilterModule(object):
             'batch_size': batch_size,
             'batch_position': batch_position,
             'fleet_plan': fleet_plan,
+            'node_prep_decision': node_prep_decision_filter,
             'node_prep_report': node_prep_report,
             'node_prep_summary': node_prep_summary,
             'node_prep_summaries': node_prep_summaries,

@@ -1,0 +1,152 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""node_prep's decision after its plan: from what the pre-flight read and judged (node_preflight's result) and
+what the plan found (node_config's result in check mode), whether this node has work, whether this run applies it,
+drains, reboots, takes the lock, and the notes, errors and plan lines of the node.
+
+The role's plan (roles/node_prep/tasks/plan.yml) keeps each value as a fact of the same name with the prefix
+``node_prep__`` (``plan`` as ``node_prep_plan``). In Python rather than in the task's templates: ansible-core
+2.19 renders a task variable again at every reference, so a decision built on others in Jinja renders them all
+again each time.
+
+Pure functions, standard library only (Python 3.8+).
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible_collections.numaops.colocation.plugins.module_utils import reservation_merge
+
+# The role options the decision reads (the role passes them without the node_prep_ prefix).
+SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'kubelet_service', 'containerd_service',
+            'drain', 'k8s_enabled', 'lock_enabled', 'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir',
+            'proc_meminfo_path', 'containerd_config_path', 'backup_dir')
+
+_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
+
+
+def flag(value):
+    """A Jinja ``| bool`` of a value the role or a module set (a boolean, a number or its string form)."""
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    return str(value).strip().lower() in _TRUE
+
+
+def _unique(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def decide(result, node, settings, checking, host, stamp, nonce):
+    """The decision of one node.
+
+    ``result``: node_config's result of the plan ({changed, read_token, kubelet, containerd, kernel}, a concern
+    not asked as {changed: false, skipped: true}); ``node``: node_preflight's result (online_cpus, meminfo, lock,
+    checks); ``settings``: SETTINGS; ``checking``: a check-mode run; ``host``: the inventory name; ``stamp``:
+    this run's time (UTC, %Y%m%dT%H%M%SZ), the backup directory's name; ``nonce``: a random number for the lock's
+    run id. Unknown or missing settings raise KeyError / ValueError (a bug of the role, not of the node)."""
+    unknown = sorted(set(settings) - set(SETTINGS))
+    missing = sorted(set(SETTINGS) - set(settings))
+    if unknown or missing:
+        raise ValueError('node_prep decision: settings %s unknown, %s missing' % (unknown, missing))
+    result = result or {}
+    kubelet = result.get('kubelet') or {}
+    containerd = result.get('containerd') or {}
+    kernel = result.get('kernel') or {}
+    checks = node.get('checks') or {}
+    kubelet_changing = flag(kubelet.get('changed'))
+    containerd_changing = flag(containerd.get('changed'))
+    kernel_changing = flag(kernel.get('changed'))
+
+    # the apply will reboot: only the kernel concern can ask for it
+    will_reboot = (flag(settings['reboot_allowed']) and flag(settings['manage_services'])
+                   and flag(kernel.get('reboot_required')))
+    # something to do on this node (node_config's changed: any of the three concerns would change)
+    work = flag(result.get('changed')) or will_reboot
+    # the apply will run: a real run with work to do
+    applying = work and not checking
+    manage = flag(settings['manage_services'])
+    lock_enabled = flag(settings['lock_enabled'])
+    drain_asked = flag(settings['drain'])
+    k8s = flag(settings['k8s_enabled'])
+    kubelet_or_reboot = kubelet_changing or will_reboot
+
+    if flag(settings['kubelet_enabled']):
+        online = (node.get('online_cpus') or {}).get('ids') or []
+        count = len(online) if isinstance(online, (list, tuple)) else online
+        meminfo = reservation_merge.parse_meminfo((node.get('meminfo') or {}).get('text') or '')
+        fit_errors, fit_notes = reservation_merge.check_fit(
+            kubelet.get('config') or {}, count or None, meminfo, host, '%s/online' % settings['sysfs_cpu_dir'],
+            settings['proc_meminfo_path'])
+    else:
+        fit_errors, fit_notes = [], []
+
+    removed = list(kubelet.get('reservations_removed') or [])
+    notes = list(checks.get('notes') or [])
+    if fit_notes:
+        notes.append(' '.join(fit_notes))
+    if removed:
+        notes.append('reservations removed: %s (node_prep_reservations=%s)' % (', '.join(removed),
+                                                                                settings['reservations']))
+    if not drain_asked and k8s and applying and kubelet_or_reboot:
+        notes.append('%s is NOT drained before the kubelet change: node_prep_drain is false.' % settings['node_name'])
+
+    skipped_restarts = []
+    if not manage and applying:
+        skipped_restarts = _unique(([settings['kubelet_service']] if kubelet_changing else [])
+                                   + ([settings['containerd_service']] if containerd_changing else []))
+    previous = kubelet.get('previous') or {}
+    config = kubelet.get('config') or {}
+    return {
+        'check_mode': bool(checking),
+        'run_id': stamp if applying else '',
+        'skipped_restarts': skipped_restarts,
+        'drain_wanted': drain_asked and k8s and applying and kubelet_or_reboot,
+        'read_token': result.get('read_token') or '',
+        # the node lock as the pre-flight found it (it only reads it; empty when node_prep_lock_enabled=false)
+        'lock': node.get('lock') or {},
+        # whether this run takes the lock: a real run with something to change
+        'locked': lock_enabled and applying,
+        # the lock's owner, kept across the plays of playbooks/node_prep.yml
+        'lock_run_id': '%s-%s' % (stamp, nonce) if lock_enabled and applying else '',
+        'lock_file': settings['lock_path'],
+        'mem_sampling_wanted': checks.get('mem_sampling_wanted'),
+        'kernel_args': checks.get('kernel_args'),
+        # None: not checked (node_prep_memory_qos_enabled=false)
+        'cgroup_v2_memory': checks.get('cgroup_v2_memory'),
+        'cgroup_v2_args': checks.get('cgroup_v2_args'),
+        'cgroup_v2_after_reboot': checks.get('cgroup_v2_after_reboot'),
+        'kubelet_config': checks.get('kubelet_config'),
+        'plan_kubelet': result['kubelet'] if 'kubelet' in result else {'changed': False},
+        'plan_containerd': result['containerd'] if 'containerd' in result else {'changed': False},
+        'plan_kernel': result['kernel'] if 'kernel' in result else {'changed': False},
+        'kubelet_changing': kubelet_changing,
+        'containerd_changing': containerd_changing,
+        'kernel_changing': kernel_changing,
+        'reboot': will_reboot,
+        'work_needed': work,
+        # playbooks/node_prep.yml: the nodes that go through its batches (a real run with work to do)
+        'in_batches': applying,
+        'plan_errors': (['node_prep: %s (after merging with %s)' % (' '.join(fit_errors), checks.get('kubelet_config'))]
+                        if fit_errors else []),
+        'notes': notes,
+        # the role options the report names (fleet.node_report): playbooks/node_prep.yml builds the report of a
+        # node with nothing to change from its hostvars, which carry no role defaults
+        'report_settings': {'containerd_config_path': settings['containerd_config_path'],
+                            'backup_dir': settings['backup_dir'], 'reservations': settings['reservations'],
+                            'reboot_allowed': flag(settings['reboot_allowed'])},
+        # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
+        'plan': {'work': work,
+                 'kubelet_changes': dict((key, [previous.get(key), config.get(key)])
+                                         for key in (kubelet.get('changed_fields') or [])),
+                 'containerd': containerd_changing,
+                 'kernel': kernel_changing,
+                 'reboot': flag(kernel.get('reboot_required')),
+                 'removed': removed},
+    }

@@ -1,0 +1,117 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""node_prep's decision after its plan (roles/node_prep/tasks/plan.yml keeps each value as a fact)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_decision as nd
+
+SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled': True, 'kubelet_service': 'kubelet',
+            'containerd_service': 'containerd', 'drain': True, 'k8s_enabled': True, 'lock_enabled': True,
+            'lock_path': '/var/lib/numaops-colocation/node.lock', 'reservations': 'merge', 'node_name': 'node-1',
+            'sysfs_cpu_dir': '/sys/devices/system/cpu', 'proc_meminfo_path': '/proc/meminfo',
+            'containerd_config_path': '/etc/containerd/config.toml',
+            'backup_dir': '/var/backups/numaops-colocation'}
+CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
+          'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
+          'errors': []}
+NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:       16384000 kB\n'},
+        'lock': {'outcome': 'absent', 'locked_by_other': False}, 'checks': CHECKS}
+SAME = {'changed': False, 'read_token': 'tok',
+        'kubelet': {'changed': False, 'config': {'cpuManagerPolicy': 'static'}, 'previous': {'cpuManagerPolicy': 'static'},
+                    'changed_fields': []},
+        'containerd': {'changed': False}, 'kernel': {'changed': False, 'skipped': True}}
+
+
+def decide(result=None, node=None, checking=False, **settings):
+    return nd.decide(copy.deepcopy(SAME if result is None else result), copy.deepcopy(NODE if node is None else node),
+                     dict(SETTINGS, **settings), checking, 'n1', '20261205T050000Z', 42)
+
+
+def changing(**kubelet):
+    result = copy.deepcopy(SAME)
+    result['changed'] = True
+    result['kubelet'].update({'changed': True, 'changed_fields': ['cpuManagerPolicy'],
+                              'previous': {'cpuManagerPolicy': 'none'}}, **kubelet)
+    return result
+
+
+def test_a_node_with_nothing_to_change():
+    d = decide()
+    assert d['work_needed'] is False and d['in_batches'] is False and d['locked'] is False
+    assert d['run_id'] == '' and d['lock_run_id'] == '' and d['drain_wanted'] is False
+    assert d['plan'] == {'work': False, 'kubelet_changes': {}, 'containerd': False, 'kernel': False, 'reboot': False,
+                         'removed': []}
+    assert d['notes'] == ['a note.'] and d['plan_errors'] == []
+    assert d['read_token'] == 'tok' and d['lock'] == NODE['lock'] and d['lock_file'] == SETTINGS['lock_path']
+    assert d['plan_kernel'] == {'changed': False, 'skipped': True}
+    assert d['report_settings'] == {'containerd_config_path': '/etc/containerd/config.toml',
+                                    'backup_dir': '/var/backups/numaops-colocation', 'reservations': 'merge',
+                                    'reboot_allowed': False}
+
+
+def test_a_real_run_with_a_kubelet_change_drains_locks_and_names_its_backup():
+    d = decide(changing())
+    assert d['work_needed'] and d['in_batches'] and d['locked'] and d['drain_wanted'] and d['kubelet_changing']
+    assert d['run_id'] == '20261205T050000Z' and d['lock_run_id'] == '20261205T050000Z-42'
+    assert d['plan']['kubelet_changes'] == {'cpuManagerPolicy': ['none', 'static']}
+    assert d['skipped_restarts'] == []
+
+
+def test_check_mode_decides_the_same_work_but_applies_nothing():
+    d = decide(changing(), checking=True)
+    assert d['work_needed'] and d['check_mode'] and not d['in_batches'] and not d['locked']
+    assert d['run_id'] == '' and not d['drain_wanted']
+
+
+@pytest.mark.parametrize('allowed, manage, reboot', [(True, True, True), (False, True, False), (True, False, False)])
+def test_a_reboot_needs_both_permissions(allowed, manage, reboot):
+    result = copy.deepcopy(SAME)
+    result['kernel'] = {'changed': False, 'reboot_required': True}
+    d = decide(result, reboot_allowed=allowed, manage_services=manage)
+    assert d['reboot'] is reboot and d['work_needed'] is reboot and d['plan']['reboot'] is True
+
+
+def test_unmanaged_services_are_named_and_no_drain_is_a_note():
+    result = changing()
+    result['containerd'] = {'changed': True}
+    d = decide(result, manage_services='false', drain=False, kubelet_service='kubelet.service')
+    assert d['skipped_restarts'] == ['kubelet.service', 'containerd']
+    assert d['notes'][-1] == 'node-1 is NOT drained before the kubelet change: node_prep_drain is false.'
+    assert decide(result, drain=False, k8s_enabled=False)['notes'] == ['a note.']
+
+
+def test_reservations_that_do_not_fit_are_a_plan_error_and_removed_ones_a_note():
+    result = changing(config={'cpuManagerPolicy': 'static', 'reservedSystemCPUs': '0-7'},
+                      reservations_removed=['systemReserved.memory=1Gi'])
+    d = decide(result)
+    assert len(d['plan_errors']) == 1 and d['plan_errors'][0].startswith('node_prep: ')
+    assert d['plan_errors'][0].endswith('(after merging with /var/lib/kubelet/config.yaml)')
+    assert '/sys/devices/system/cpu/online' in d['plan_errors'][0]
+    assert 'reservations removed: systemReserved.memory=1Gi (node_prep_reservations=merge)' in d['notes']
+    assert d['plan']['removed'] == ['systemReserved.memory=1Gi']
+    # without the kubelet concern, nothing is judged
+    assert decide(result, kubelet_enabled=False)['plan_errors'] == []
+
+
+def test_the_lock_is_not_taken_when_disabled_and_missing_concerns_plan_no_change():
+    d = decide(changing(), lock_enabled=False)
+    assert d['in_batches'] and not d['locked'] and d['lock_run_id'] == ''
+    d = decide({'changed': False})
+    assert d['plan_kubelet'] == d['plan_containerd'] == d['plan_kernel'] == {'changed': False}
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match=r"settings \['bogus'\] unknown, \['drain'\] missing"):
+        nd.decide(SAME, NODE, dict((k, v) for k, v in dict(SETTINGS, bogus=1).items() if k != 'drain'), False, 'n1',
+                  's', 1)
+
+
+@pytest.mark.parametrize('value, expected', [(True, True), ('True', True), ('yes', True), (1, True), ('1', True),
+                                             (False, False), ('false', False), (None, False), ('', False), (0, False)])
+def test_flag(value, expected):
+    assert nd.flag(value) is expected
