@@ -298,8 +298,8 @@ def node_summary(host, report, variables):
     kubelet_line = 'kubelet %s: %s' % (kubelet['config_path'], ('changed ' + ', '.join(kubelet['changed_fields']))
                                        if kubelet['changed'] else 'ok')
     if removed:
-        kubelet_line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (', '.join(removed),
-                                                                                  settings.get('reservations', ''))
+        kubelet_line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (
+            ', '.join(removed), settings.get('reservations', ''))
     if kernel['args']:
         kernel_line = 'kernel args: ' + ('changed' if kernel['changed'] else 'ok')
     else:

@@ -92,8 +92,8 @@ def decide(result, node, settings, checking, host, stamp, nonce):
     if fit_notes:
         notes.append(' '.join(fit_notes))
     if removed:
-        notes.append('reservations removed: %s (node_prep_reservations=%s)' % (', '.join(removed),
-                                                                                settings['reservations']))
+        notes.append('reservations removed: %s (node_prep_reservations=%s)' % (
+            ', '.join(removed), settings['reservations']))
     if not drain_asked and k8s and applying and kubelet_or_reboot:
         notes.append('%s is NOT drained before the kubelet change: node_prep_drain is false.' % settings['node_name'])
 
