@@ -154,8 +154,7 @@ def survey_answers(variables):
     # an answer that sets no variable of the collection (a survey question of another version, a typo in its
     # variable name) is named here, once for the run, rather than by every node's pre-flight. (This also leaves the
     # known names in the run's temporary directory before the nodes' workers start: they read them from there.)
-    errors += ['survey answer %s' % sentence.split(': ', 1)[1]
-               for sentence in unknown_variables(sorted(answers), 'survey')]
+    errors += ['survey answer ' + sentence for sentence in unknown_variables(sorted(answers))]
     return {'answers': answers, 'errors': errors}
 
 
@@ -182,7 +181,7 @@ def _host_vars(hosts_vars):
 
 def node_prep_decision_filter(result, node, settings, checking, host, stamp, nonce):
     """node_prep's decision after its plan (module_utils/node_prep_decision.py)."""
-    return node_prep_decision.decide(result, node, settings, node_prep_decision.flag(checking), host, stamp, nonce)
+    return node_prep_decision.decide(result, node, settings, preflight.truthy(checking), host, stamp, nonce)
 
 
 def _report_variables(host_vars):

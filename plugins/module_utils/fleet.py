@@ -14,6 +14,8 @@ import difflib
 import json
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy
+
 # Variable prefixes of the collection: a host or extra variable with one of them that no role or playbook reads
 # is a typo (or a variable of another version).
 PREFIXES = ('node_prep_', 'colocation_', 'memory_qos_')
@@ -198,16 +200,6 @@ def _hosts(hosts, limit=10):
     return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
 
 
-def _flag(value):
-    """A Jinja ``| bool`` of a value the role set itself (booleans, or their string forms); None is false."""
-    if value is None:
-        return False
-    try:
-        return _as_bool(value)
-    except ValueError:
-        return bool(value)
-
-
 # The variables node_report reads: the facts the role's plan set (roles/node_prep/tasks/plan.yml, the decision),
 # the apply's results, and node_prep__report_settings (the role options the report names, kept by the plan as a fact
 # because the hostvars of another host carry no role defaults).
@@ -231,24 +223,24 @@ def node_report(variables):
         return default if value is None else value
 
     settings = get('node_prep__report_settings', {})
-    check_mode = _flag(get('node_prep__check_mode'))
-    work = _flag(get('node_prep__work_needed'))
+    check_mode = truthy(get('node_prep__check_mode'))
+    work = truthy(get('node_prep__work_needed'))
     concerns = {}
     for name in ('kubelet', 'containerd', 'kernel'):
         plan = get('node_prep__plan_' + name, {})
         applied = get('node_prep__apply_' + name, {})
         concerns[name] = {'now': applied or plan,
-                          'changed': _flag(plan.get('changed')) and (check_mode or len(applied) > 0)}
+                          'changed': truthy(plan.get('changed')) and (check_mode or len(applied) > 0)}
     kubelet, containerd, kernel = concerns['kubelet'], concerns['containerd'], concerns['kernel']
     taken = get('node_prep__lock_taken', {})
-    lock = taken if _flag(get('node_prep__locked')) and 'outcome' in taken else get('node_prep__lock', {})
+    lock = taken if truthy(get('node_prep__locked')) and 'outcome' in taken else get('node_prep__lock', {})
     if 'outcome' not in lock:
         outcome = 'disabled'
     elif lock['outcome'] == 'absent':
         outcome = 'would_acquire' if check_mode and work else 'not_taken'
     else:
         outcome = lock['outcome']
-    held = _flag(lock.get('locked_by_other'))
+    held = truthy(lock.get('locked_by_other'))
     run_id = get('node_prep__run_id', '')
     return {
         'check_mode': check_mode,
@@ -262,15 +254,15 @@ def node_report(variables):
                        'changed': containerd['changed'],
                        'nri': containerd['now'].get('nri') or {}},
         'kernel': {'args': list(get('node_prep__kernel_args', [])),
-                   'mem_sampling': _flag(get('node_prep__mem_sampling_wanted')),
+                   'mem_sampling': truthy(get('node_prep__mem_sampling_wanted')),
                    'changed': kernel['changed'],
-                   'reboot_required': (_flag(kernel['now'].get('reboot_required'))
-                                       and not _flag(get('node_prep__rebooted'))),
-                   'rebooted': _flag(get('node_prep__rebooted'))},
+                   'reboot_required': (truthy(kernel['now'].get('reboot_required'))
+                                       and not truthy(get('node_prep__rebooted'))),
+                   'rebooted': truthy(get('node_prep__rebooted'))},
         # cgroup_v2_memory null: not checked (node_prep_memory_qos_enabled=false)
         'memory_qos': {'cgroup_v2_memory': variables.get('node_prep__cgroup_v2_memory'),
-                       'after_reboot': _flag(get('node_prep__cgroup_v2_after_reboot'))},
-        'drained': _flag(get('node_prep__drain_wanted')),
+                       'after_reboot': truthy(get('node_prep__cgroup_v2_after_reboot'))},
+        'drained': truthy(get('node_prep__drain_wanted')),
         'restarts_skipped': list(get('node_prep__skipped_restarts', [])),
         'backup_dir': '%s/%s' % (settings.get('backup_dir', ''), run_id) if run_id else '',
         'notes': list(get('node_prep__notes', [])),
@@ -305,9 +297,9 @@ def node_summary(host, report, variables):
     else:
         kernel_line = 'kernel args: none wanted'
     if kernel['reboot_required']:
-        if _flag(variables.get('node_prep__reboot')):
+        if truthy(variables.get('node_prep__reboot')):
             why = 'a real run reboots the node: node_prep_reboot_allowed=true'
-        elif not _flag(settings.get('reboot_allowed')):
+        elif not truthy(settings.get('reboot_allowed')):
             why = 'node_prep_reboot_allowed=false'
         else:
             why = 'node_prep_manage_services=false'

@@ -17,30 +17,12 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy, unique
 
 # The role options the decision reads (the role passes them without the node_prep_ prefix).
 SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'kubelet_service', 'containerd_service',
             'drain', 'k8s_enabled', 'lock_enabled', 'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir',
             'proc_meminfo_path', 'containerd_config_path', 'backup_dir')
-
-_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
-
-
-def flag(value):
-    """A Jinja ``| bool`` of a value the role or a module set (a boolean, a number or its string form)."""
-    if isinstance(value, bool):
-        return value
-    if value is None:
-        return False
-    return str(value).strip().lower() in _TRUE
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def decide(result, node, settings, checking, host, stamp, nonce):
@@ -60,24 +42,24 @@ def decide(result, node, settings, checking, host, stamp, nonce):
     containerd = result.get('containerd') or {}
     kernel = result.get('kernel') or {}
     checks = node.get('checks') or {}
-    kubelet_changing = flag(kubelet.get('changed'))
-    containerd_changing = flag(containerd.get('changed'))
-    kernel_changing = flag(kernel.get('changed'))
+    kubelet_changing = truthy(kubelet.get('changed'))
+    containerd_changing = truthy(containerd.get('changed'))
+    kernel_changing = truthy(kernel.get('changed'))
 
     # the apply will reboot: only the kernel concern can ask for it
-    will_reboot = (flag(settings['reboot_allowed']) and flag(settings['manage_services'])
-                   and flag(kernel.get('reboot_required')))
+    will_reboot = (truthy(settings['reboot_allowed']) and truthy(settings['manage_services'])
+                   and truthy(kernel.get('reboot_required')))
     # something to do on this node (node_config's changed: any of the three concerns would change)
-    work = flag(result.get('changed')) or will_reboot
+    work = truthy(result.get('changed')) or will_reboot
     # the apply will run: a real run with work to do
     applying = work and not checking
-    manage = flag(settings['manage_services'])
-    lock_enabled = flag(settings['lock_enabled'])
-    drain_asked = flag(settings['drain'])
-    k8s = flag(settings['k8s_enabled'])
+    manage = truthy(settings['manage_services'])
+    lock_enabled = truthy(settings['lock_enabled'])
+    drain_asked = truthy(settings['drain'])
+    k8s = truthy(settings['k8s_enabled'])
     kubelet_or_reboot = kubelet_changing or will_reboot
 
-    if flag(settings['kubelet_enabled']):
+    if truthy(settings['kubelet_enabled']):
         online = (node.get('online_cpus') or {}).get('ids') or []
         count = len(online) if isinstance(online, (list, tuple)) else online
         meminfo = reservation_merge.parse_meminfo((node.get('meminfo') or {}).get('text') or '')
@@ -99,8 +81,8 @@ def decide(result, node, settings, checking, host, stamp, nonce):
 
     skipped_restarts = []
     if not manage and applying:
-        skipped_restarts = _unique(([settings['kubelet_service']] if kubelet_changing else [])
-                                   + ([settings['containerd_service']] if containerd_changing else []))
+        skipped_restarts = unique(([settings['kubelet_service']] if kubelet_changing else [])
+                                  + ([settings['containerd_service']] if containerd_changing else []))
     previous = kubelet.get('previous') or {}
     config = kubelet.get('config') or {}
     return {
@@ -140,13 +122,13 @@ def decide(result, node, settings, checking, host, stamp, nonce):
         # node with nothing to change from its hostvars, which carry no role defaults
         'report_settings': {'containerd_config_path': settings['containerd_config_path'],
                             'backup_dir': settings['backup_dir'], 'reservations': settings['reservations'],
-                            'reboot_allowed': flag(settings['reboot_allowed'])},
+                            'reboot_allowed': truthy(settings['reboot_allowed'])},
         # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
         'plan': {'work': work,
                  'kubelet_changes': dict((key, [previous.get(key), config.get(key)])
                                          for key in (kubelet.get('changed_fields') or [])),
                  'containerd': containerd_changing,
                  'kernel': kernel_changing,
-                 'reboot': flag(kernel.get('reboot_required')),
+                 'reboot': truthy(kernel.get('reboot_required')),
                  'removed': removed},
     }

@@ -142,7 +142,8 @@ def version_at_least(text, minimum):
     return parts + (0,) * (len(minimum) - len(parts)) >= tuple(minimum)
 
 
-def _unique(items):
+def unique(items):
+    """``items`` without repeats, in their first order (items need not be hashable)."""
     seen = []
     for item in items:
         if item not in seen:
@@ -151,7 +152,7 @@ def _unique(items):
 
 
 def _missing(wanted, have):
-    return _unique([item for item in wanted if item not in have])
+    return unique([item for item in wanted if item not in have])
 
 
 def _platform(node, facts):
@@ -264,7 +265,7 @@ def checks(node, asked, host):
 
     distribution, version, codename, machine, sp4 = _platform(node, facts)
     sampling = asked['mem_sampling'] == 'enabled' or (asked['mem_sampling'] == 'auto' and sp4)
-    args = _unique(list(asked['kernel_args'] or []) + (list(asked['mem_sampling_args'] or []) if sampling else []))
+    args = unique(list(asked['kernel_args'] or []) + (list(asked['mem_sampling_args'] or []) if sampling else []))
     v2_args = [arg for arg in args if _V2_ARG.match(str(arg))] if memory_qos else []
     booted = ((node.get('cmdline') or {}).get('text') or '').split()
     controllers = (node.get('cgroup') or {}).get('controllers')

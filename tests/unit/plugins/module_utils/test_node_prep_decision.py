@@ -114,4 +114,4 @@ def test_settings_are_checked():
 @pytest.mark.parametrize('value, expected', [(True, True), ('True', True), ('yes', True), (1, True), ('1', True),
                                              (False, False), ('false', False), (None, False), ('', False), (0, False)])
 def test_flag(value, expected):
-    assert nd.flag(value) is expected
+    assert nd.truthy(value) is expected
