@@ -14,7 +14,8 @@ import tempfile
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.numaops.colocation.plugins.module_utils import fleet, node_prep_decision, preflight, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import preflight, reservation_merge
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _KNOWN = []
@@ -180,7 +181,7 @@ def _host_vars(hosts_vars):
 
 
 def node_prep_decision_filter(result, node, settings, checking, host, stamp, nonce):
-    """node_prep's decision after its plan (module_utils/node_prep_decision.py)."""
+    """node_prep's decision after its plan (plugin_utils/node_prep_decision.py)."""
     return node_prep_decision.decide(result, node, settings, preflight.truthy(checking), host, stamp, nonce)
 
 

@@ -57,7 +57,7 @@ def test_survey_spec_follows_awx_rules(name):
         assert {'question_name', 'question_description', 'required', 'type', 'variable', 'default'} <= set(question), where
         assert question['type'] in SURVEY_TYPES, where
         assert isinstance(question['required'], bool), where
-        # a <prefix>_survey_<name> answer is applied as <prefix>_<name> only when given (plugins/module_utils/fleet.py)
+        # a <prefix>_survey_<name> answer is applied as <prefix>_<name> only when given (plugins/plugin_utils/fleet.py)
         variable = re.sub(r'^(node_prep|memory_qos|colocation_controller|colocation)_survey_', r'\1_', question['variable'])
         assert variable in known, '%s is not a documented role variable' % where
         assert not question['required'], '%s: a required question forces one value over the inventory' % where

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from ansible_collections.numaops.colocation.plugins.filter import fleet as fleet_filter
-from ansible_collections.numaops.colocation.plugins.module_utils import fleet
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 ROLE_FILES = sorted(glob.glob(os.path.join(ROOT, 'roles', '*', 'meta', 'argument_specs.yml'))

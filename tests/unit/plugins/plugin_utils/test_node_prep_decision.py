@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_decision as nd
+from ansible_collections.numaops.colocation.plugins.plugin_utils import node_prep_decision as nd
 
 SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled': True, 'kubelet_service': 'kubelet',
             'containerd_service': 'containerd', 'drain': True, 'k8s_enabled': True, 'lock_enabled': True,

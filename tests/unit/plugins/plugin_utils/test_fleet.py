@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ansible_collections.numaops.colocation.plugins.module_utils import fleet
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet
 
 KNOWN = ['node_prep_cpu_manager_policy', 'node_prep_topology_manager_policy', 'memory_qos_enabled']
 
