@@ -5,7 +5,7 @@
 of sandbox nodes: wall time, tasks and changes per host, and the ratios of issue 17.
 
 Each host is a fresh copy of examples/sandbox/tree in a temporary directory, reached with the local connection
-(the inventory is examples/sandbox/inventory.yml with one host per tree, as tests/unit/test_node_prep_fleet.py
+(the inventory is examples/sandbox/inventory.yml with one host per tree, as tests/system/test_node_prep_fleet.py
 builds it). Every repeat runs, in this order (A B A B ... across repeats): ours first run on fresh trees, ours
 rerun on the same trees, builtin first run on fresh trees, builtin rerun [, the --baseline collection's first run
 and rerun]. After the first runs the trees of ours (and of the baseline) are compared with builtin's, file by

@@ -53,8 +53,8 @@ stage_upstream() {
 ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; }
 stage_unit() {
   ensure_upstream
-  log "pytest: tests/unit (the real-kubelet agreement test runs in the kubelets stage)"
-  PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit --ignore "$KUBELET_AGREEMENT"
+  log "pytest: tests/unit and tests/system (the real-kubelet agreement test runs in the kubelets stage)"
+  PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit tests/system --ignore "$KUBELET_AGREEMENT"
 }
 stage_kubelets() {
   if [ "${NUMAOPS_SKIP_UPSTREAM_KUBELET:-0}" = 1 ]; then

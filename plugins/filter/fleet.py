@@ -14,7 +14,7 @@ import tempfile
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.numaops.colocation.plugins.module_utils import preflight, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import numa, preflight, reservation_merge
 from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -142,7 +142,7 @@ def reservation_fit(config, online_cpus, meminfo_text, host='', cpu_source='', m
     """{errors, notes} of the kubelet reservations of ``config`` on a node with ``online_cpus`` (a list of CPU
     numbers, or a count) and /proc/meminfo text ``meminfo_text``."""
     count = len(online_cpus) if isinstance(online_cpus, (list, tuple)) else online_cpus
-    meminfo = reservation_merge.parse_meminfo(meminfo_text)
+    meminfo = numa.mem_total(meminfo_text)
     errors, notes = reservation_merge.check_fit(config or {}, count or None, meminfo, host, cpu_source, mem_source)
     return {'errors': errors, 'notes': notes}
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
 
 
 def _entry(item):

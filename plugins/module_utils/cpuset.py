@@ -11,16 +11,11 @@ Standard library only, Python 3.8+.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils.show import show as _pretty
+
 _DIGITS_RE = re.compile(r'^[0-9]+$')
-
-
-def _pretty(value):
-    if isinstance(value, str):
-        return '"%s"' % value
-    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else repr(value)
 
 
 def parse_cpuset(value):

@@ -34,6 +34,7 @@ from fractions import Fraction
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_releases as releases
 # CPU lists live in cpuset.py (the node's pre-flight needs them without the kubelet rules); named here as well
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.show import show as _pretty
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
 
@@ -258,12 +259,6 @@ def _edit_distance(a, b, limit):
             return None
         previous = current
     return previous[-1] if previous[-1] <= limit else None
-
-
-def _pretty(value):
-    if isinstance(value, str):
-        return '"%s"' % value
-    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else repr(value)
 
 
 # --------------------------------------------------------------------------------------------------

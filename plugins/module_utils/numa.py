@@ -30,7 +30,7 @@ import json
 import os
 import re
 
-from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 
 FACTS_KEY = 'numaops_numa'
 SCHEMA_VERSION = 1
@@ -46,7 +46,8 @@ DEFAULT_STATE_DIR = 'var/lib/kubelet'
 
 _NODE_RE = re.compile(r'^node([0-9]+)$')
 _HUGE_RE = re.compile(r'^hugepages-([0-9]+)kB$')
-_MEMINFO_RE = re.compile(r'^Node\s+([0-9]+)\s+([A-Za-z_()]+):\s+([0-9]+)(?:\s+kB)?\s*$')
+# a line of /proc/meminfo ("MemTotal:  16384 kB") or of node<N>/meminfo ("Node 0 MemTotal:  16384 kB")
+_MEMINFO_RE = re.compile(r'^(?:Node\s+[0-9]+\s+)?([A-Za-z0-9_()]+):\s+([0-9]+)(\s*kB)?\s*$')
 _TOP_SCALAR_RE = re.compile(r'''^([A-Za-z][A-Za-z0-9]*)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s#"'{}\[\]][^#]*?))?\s*(?:#.*)?$''')
 _PCI_KINDS = (('0x010802', 'nvme'), ('0x02', 'network'), ('0x03', 'gpu'))
 KUBELET_KEYS = ('cpuManagerPolicy', 'memoryManagerPolicy', 'topologyManagerPolicy', 'topologyManagerScope',
@@ -61,16 +62,24 @@ def huge_size_name(kib):
     return '%dKi' % kib
 
 
-def parse_meminfo(text):
-    """``node<N>/meminfo`` -> {'MemTotal': bytes, 'MemFree': bytes, ...}; page counts stay counts."""
-    values = {}
-    for line in text.splitlines():
+def _meminfo_lines(text):
+    """(name, number, in_kib) for each line of meminfo text that parses; other lines are left out."""
+    for line in (text or '').splitlines():
         match = _MEMINFO_RE.match(line)
-        if not match:
-            continue
-        number = int(match.group(3))
-        values[match.group(2)] = number * 1024 if line.rstrip().endswith('kB') else number
-    return values
+        if match:
+            yield match.group(1), int(match.group(2)), bool(match.group(3))
+
+
+def parse_meminfo(text):
+    """``/proc/meminfo`` or ``node<N>/meminfo`` -> {'MemTotal': bytes, 'MemFree': bytes, ...}: values given in
+    kB in bytes, page counts (``HugePages_Total``, ...) as counts."""
+    return dict((name, number * 1024 if in_kib else number) for name, number, in_kib in _meminfo_lines(text))
+
+
+def mem_total(text):
+    """MemTotal in bytes from meminfo text, or None when it has no MemTotal line in kB (the kernel's unit)."""
+    found = [number * 1024 for name, number, in_kib in _meminfo_lines(text) if name == 'MemTotal' and in_kib]
+    return found[-1] if found else None
 
 
 def parse_distances(text):

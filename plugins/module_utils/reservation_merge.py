@@ -11,7 +11,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import math
-import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
@@ -52,12 +51,6 @@ def merge_reservation(current, wanted, mode='merge'):
 def describe_removed(key, removed):
     """'systemReserved.memory=2Gi' strings for ``removed`` entries of ``key``."""
     return ['%s.%s=%s' % (key, name, value) for name, value in removed]
-
-
-def parse_meminfo(text):
-    """MemTotal in bytes from the text of /proc/meminfo, or None."""
-    match = re.search(r'^MemTotal:\s+([0-9]+)\s*kB\s*$', text or '', re.MULTILINE)
-    return int(match.group(1)) * 1024 if match else None
 
 
 def _amount(config, key, resource):

@@ -20,6 +20,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
 
@@ -104,8 +105,8 @@ def derive_cpus(facts, cores=1, placement='numa0'):
     for node_id, core in chosen:
         cpus.update(core['cpus'])
         detail.append({'numa_node': node_id, 'core_id': core['core_id'], 'socket': core['socket'],
-                       'cpus': kubelet.format_cpuset(core['cpus'])})
-    return kubelet.format_cpuset(cpus), detail
+                       'cpus': format_cpuset(core['cpus'])})
+    return format_cpuset(cpus), detail
 
 
 def _amount(config, key, errors):
@@ -196,14 +197,14 @@ def derive_memory(total, facts, split='numa0'):
 
 def check_cpus_on_node(cpus_text, facts):
     """Errors for an explicit reservedSystemCPUs the node cannot hold (CPUs it lacks, or all of them)."""
-    online = set(kubelet.parse_cpuset(facts['online_cpus'])) if facts.get('online_cpus') else None
-    wanted = set(kubelet.parse_cpuset(cpus_text))
+    online = set(parse_cpuset(facts['online_cpus'])) if facts.get('online_cpus') else None
+    wanted = set(parse_cpuset(cpus_text))
     if online is None:
         return []
     errors = []
     if wanted - online:
         errors.append('reservedSystemCPUs %s names CPUs %s that the node does not have online (online: %s, %d CPUs)'
-                      % (cpus_text, kubelet.format_cpuset(wanted - online), facts['online_cpus'], len(online)))
+                      % (cpus_text, format_cpuset(wanted - online), facts['online_cpus'], len(online)))
     elif wanted >= online:
         errors.append('reservedSystemCPUs %s reserves all %d CPUs of the node, leaving none for pods'
                       % (cpus_text, len(online)))

@@ -16,7 +16,7 @@ Pure functions, standard library only (Python 3.8+).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.numaops.colocation.plugins.module_utils import reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import numa, reservation_merge
 from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy, unique
 
 # The role options the decision reads (the role passes them without the node_prep_ prefix).
@@ -62,7 +62,7 @@ def decide(result, node, settings, checking, host, stamp, nonce):
     if truthy(settings['kubelet_enabled']):
         online = (node.get('online_cpus') or {}).get('ids') or []
         count = len(online) if isinstance(online, (list, tuple)) else online
-        meminfo = reservation_merge.parse_meminfo((node.get('meminfo') or {}).get('text') or '')
+        meminfo = numa.mem_total((node.get('meminfo') or {}).get('text') or '')
         fit_errors, fit_notes = reservation_merge.check_fit(
             kubelet.get('config') or {}, count or None, meminfo, host, '%s/online' % settings['sysfs_cpu_dir'],
             settings['proc_meminfo_path'])

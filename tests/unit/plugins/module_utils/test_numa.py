@@ -185,3 +185,38 @@ def test_mirror_pod_index():
     pods = [{'metadata': {'namespace': 'kube-system', 'name': 'etcd-n1', 'uid': 'u1',
                           'annotations': {'kubernetes.io/config.mirror': 'abc'}}}]
     assert numa.pod_index(pods) == {'u1': ('kube-system', 'etcd-n1'), 'abc': ('kube-system', 'etcd-n1')}
+
+
+# One meminfo parser for /proc/meminfo (the fleet's memory fit) and node<N>/meminfo (the NUMA facts). Two
+# parsers used to disagree on the cases below; the kept behaviour is each case's assertion.
+PROC_MEMINFO = 'MemTotal:       16384000 kB\nMemFree:         1024 kB\nHugePages_Total:       4\nHugepagesize:    2048 kB\n'
+NODE_MEMINFO = 'Node 1 MemTotal:       8192000 kB\nNode 1 MemFree:  512 kB\nNode 1 HugePages_Total:     2\n'
+
+
+def test_meminfo_of_proc_and_of_a_numa_node_parse_alike():
+    # /proc/meminfo used to give {} here (only "Node N" lines were read)
+    assert numa.parse_meminfo(PROC_MEMINFO) == {'MemTotal': 16384000 * 1024, 'MemFree': 1024 * 1024,
+                                                'HugePages_Total': 4, 'Hugepagesize': 2048 * 1024}
+    assert numa.parse_meminfo(NODE_MEMINFO) == {'MemTotal': 8192000 * 1024, 'MemFree': 512 * 1024,
+                                                'HugePages_Total': 2}
+
+
+def test_mem_total_is_memtotal_in_bytes_from_either_form():
+    assert numa.mem_total(PROC_MEMINFO) == 16384000 * 1024
+    # a NUMA node's file used to give None (only an unprefixed MemTotal line was read)
+    assert numa.mem_total(NODE_MEMINFO) == 8192000 * 1024
+    # "16kB" without the space: the /proc reader took it, the node reader did not; both forms are taken
+    assert numa.mem_total('MemTotal: 16kB\n') == 16 * 1024
+    assert numa.parse_meminfo('MemTotal: 16kB\n') == {'MemTotal': 16 * 1024}
+
+
+def test_mem_total_refuses_what_is_not_a_kernel_memtotal():
+    # a MemTotal without the kernel's kB unit is not a number of bytes: None (parse_meminfo keeps the count)
+    assert numa.mem_total('MemTotal: 16384\n') is None
+    assert numa.parse_meminfo('MemTotal: 16384\n') == {'MemTotal': 16384}
+    assert numa.mem_total('garbage') is None
+    assert numa.mem_total('') is None
+    assert numa.mem_total(None) is None
+    # None used to raise AttributeError in the node reader
+    assert numa.parse_meminfo(None) == {}
+    assert numa.mem_total('MemFree: 1 kB\n') is None

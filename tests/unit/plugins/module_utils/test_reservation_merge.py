@@ -31,11 +31,6 @@ def test_none_leaves_alone_and_empty_removes_the_key():
         r.merge_reservation(HAS, {}, 'sideways')
 
 
-def test_meminfo():
-    assert r.parse_meminfo('MemTotal:       16384000 kB\nMemFree: 1 kB\n') == 16384000 * 1024
-    assert r.parse_meminfo('garbage') is None
-
-
 def test_cpu_amounts_at_or_above_online_cpus_are_refused_naming_both_numbers():
     config = {'systemReserved': {'cpu': '12'}, 'kubeReserved': {'cpu': '12'}}
     errors, notes = r.check_fit(config, 16, None, host='n1', cpu_source='/sys/devices/system/cpu/online')

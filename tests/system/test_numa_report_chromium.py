@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
 
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

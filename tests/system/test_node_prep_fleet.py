@@ -25,13 +25,9 @@ import threading
 import time
 
 import pytest
+import yaml
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('the playbook tests run in the plain pytest stage only', allow_module_level=True)
-yaml = pytest.importorskip('yaml')
-
-# pylint: disable=wrong-import-position
-from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402
+from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NODE = 'sandbox-node-1'

@@ -12,12 +12,8 @@ import sys
 
 import pytest
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('runs ansible-playbook: in the plain pytest stage only', allow_module_level=True)
-
-# pylint: disable=wrong-import-position
-from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree  # noqa: E402
-import ansible_collections  # noqa: E402
+import ansible_collections
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 
 
 def collections_path():

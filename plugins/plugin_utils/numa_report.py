@@ -2,17 +2,17 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The fleet NUMA report (one self-contained HTML file with inline SVG, and its JSON) and the node_exporter
-textfile, rendered from numa_facts results. Pure functions, standard library only, Python 3.8+.
+textfile, rendered from numa_facts results on the controller (filters numa_report_html, numa_report_json,
+numa_textfile). Pure functions, standard library only.
 
 A fleet is ``[{'name': host, 'facts': <numaops_numa>, 'drift': bool or None, 'last_run': epoch or None}]``.
 """
 
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 
-from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 
 REPORT_SCHEMA = 1
 COLOURS = {'reserved': '#e8590c', 'shared': '#dee2e6', 'unknown': '#ffffff'}
