@@ -108,6 +108,55 @@ options:
         configuration files are a few kilobytes.
     type: int
     default: 1048576
+  restore:
+    description:
+      - Files to put back as O(snapshot) copied them, given as the entries of RV(snapshots) (C(numaops.colocation.node_prep)'s
+        rollback passes them back). Done after O(lock), O(expect) and O(snapshot), before O(write) and O(remove).
+      - Every copy is checked against its C(checksum) before anything is restored; a missing or different copy
+        fails the task with nothing restored.
+      - A file that existed gets its bytes, mode, owner and group back, through the same atomic replacement as
+        O(write). A path that was a symbolic link is a link with the same text again (re-created if something
+        replaced it) and the file at its end (C(target)) gets the content; a chain of links and a link into
+        another directory are followed to the end. A file that did not exist is removed (for a link whose target
+        did not exist, the target is removed and the link kept).
+      - A file that already is what the entry describes is left alone (not in RV(restored)).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: The file as the caller named it (a link maybe).
+        type: path
+        required: true
+      existed:
+        description: Whether the file (the end of the link) existed when it was copied.
+        type: bool
+        required: true
+      backup:
+        description: Where the copy is. Required when O(restore[].existed) is true.
+        type: path
+      checksum:
+        description: SHA-1 of the copied content; the copy must still have it.
+        type: str
+        default: ''
+      owner:
+        description: Owner to restore (name or uid); V('') keeps the current one.
+        type: str
+        default: ''
+      group:
+        description: Group to restore (name or gid); V('') keeps the current one.
+        type: str
+        default: ''
+      mode:
+        description: Mode to restore (octal, like V('0640')); V('') takes the copy's mode.
+        type: str
+        default: ''
+      link:
+        description: The text of the symbolic link O(restore[].path) was, or V(null) for a regular or missing file.
+        type: str
+      target:
+        description: The file at the end of the link (the one written and restored); defaults to O(restore[].path).
+        type: path
   remove:
     description:
       - Regular files to remove, when they exist (after the writes succeed). A directory is refused.
@@ -115,7 +164,8 @@ options:
     elements: path
     default: []
 notes:
-  - Only the paths named in O(write) and O(remove) are ever modified (plus backup copies next to them,
+  - Only the paths named in O(write), O(remove) and O(restore) (and the ends of their links) are ever modified
+    (plus backup copies next to them,
     parent directories when O(write[].create_parents) is set, and the copies of O(snapshot) below its O(snapshot.dest)).
 '''
 
@@ -178,7 +228,9 @@ removed_temp_files:
 snapshots:
   description:
     - One entry per path of O(snapshot.paths), in order - C(path), C(existed), C(backup) (where the copy is),
-      C(checksum) (SHA-1 of the content; V('') for a missing file), C(owner) and C(group).
+      C(checksum) (SHA-1 of the content; V('') for a missing file), C(owner), C(group) and C(mode) (V('') for a
+      missing file), C(link) (the text of the link the path is, or V(null)) and C(target) (the file at the end of
+      the link, the one a write replaces). Pass them to O(restore) to put the files back.
   returned: always
   type: list
   elements: dict
@@ -189,6 +241,15 @@ snapshots:
       checksum: 2f1c8e5a0c0f7a4d7f0f0b7c5a3c1e9e6c6a1f00
       owner: root
       group: root
+      mode: '0644'
+      link: ../../etc/kubernetes/kubelet.yaml
+      target: /etc/kubernetes/kubelet.yaml
+restored:
+  description: Paths of O(restore) that were put back (would be, in check mode); files that already matched are left out.
+  returned: always
+  type: list
+  elements: str
+  sample: [/var/lib/kubelet/config.yaml]
 backup_files:
   description: Backup copy made for each written path that had a previous version.
   returned: always
@@ -216,9 +277,9 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
-    MAX_CONFIG_BYTES, SNAPSHOT_SPEC, NodeFileError, TempFile, changed_meanwhile_message, check_writable,
-    describe_file, oversize_message, read_for_plan, read_limited, remove_stale_temp_files, sha1, write_error,
-    write_target,
+    MAX_CONFIG_BYTES, RESTORE_SPEC, SNAPSHOT_SPEC, NodeFileError, changed_meanwhile_message, check_writable,
+    is_state as nodefile_is_state, oversize_message, parse_mode, put_back, read_for_plan, read_limited,
+    remove_stale_temp_files, replace_file, restore_state, sha1, snapshot_entry, write_error, write_target,
 )
 
 ARGUMENT_SPEC = dict(
@@ -233,6 +294,7 @@ ARGUMENT_SPEC = dict(
     )),
     remove=dict(type='list', elements='path', default=[]),
     snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
+    restore=dict(type='list', elements='dict', default=[], options=RESTORE_SPEC),
     expect=dict(type='list', elements='dict', default=[], options=dict(
         path=dict(type='path', required=True),
         checksum=dict(type='str', required=True),
@@ -243,21 +305,21 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def _atomic_move(module, tmp, path):
-    """module.atomic_move, with its failure (an exception, or fail_json in older ansible-core) as an OSError-
-    bearing exception for write_error() instead of a traceback or an internal repr."""
-    original = module.fail_json
-    failure = []
+def _mover(module):
+    """module.atomic_move (keeps the SELinux context), with its failure (an exception, or fail_json in older
+    ansible-core) as an exception for write_error() instead of a traceback or an internal repr."""
+    def move(tmp, path):
+        original = module.fail_json
 
-    def capture(msg='', **kwargs):
-        failure.append(msg)
-        raise RuntimeError(msg)
+        def capture(msg='', **kwargs):
+            raise RuntimeError(msg)
 
-    module.fail_json = capture
-    try:
-        module.atomic_move(tmp, path, unsafe_writes=False)
-    finally:
-        module.fail_json = original
+        module.fail_json = capture
+        try:
+            module.atomic_move(tmp, path, unsafe_writes=False)
+        finally:
+            module.fail_json = original
+    return move
 
 
 def _write(module, path, data, mode, create_parents):
@@ -271,50 +333,65 @@ def _write(module, path, data, mode, create_parents):
             raise NodeFileError('cannot create directory %s for %s: %s' % (directory, path, to_native(err)))
     existed = os.path.exists(path)
     try:
-        tmp = TempFile(path)
-    except OSError as err:
-        raise NodeFileError('%s (cannot create a temporary file in %s)' % (write_error(path, err), directory))
-    try:
-        with open(tmp.name, 'wb') as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        _atomic_move(module, tmp.name, path)
-    except Exception as err:  # pylint: disable=broad-except
-        raise NodeFileError(write_error(path, err))
-    finally:
-        tmp.close()
-    if not existed:
+        new_mode = None if existed else parse_mode(mode)
+        symbolic = False
+    except NodeFileError:
+        new_mode, symbolic = None, True  # u=rw,g=r,o=r and the like: set as AnsibleModule sets it
+    replace_file(path, data, mode=new_mode, mover=_mover(module))
+    if symbolic:
         module.set_mode_if_different(path, mode, False)
 
 
 def _snapshot_one(module, path, dest, prefix, limit):
     if not os.path.isabs(path):
         raise NodeFileError('snapshot: %s is not an absolute path. Nothing was changed.' % path)
+    if os.path.isdir(path):
+        raise NodeFileError('cannot use %s: it is a directory, not a file. Nothing was changed.' % path)
     relative = path[len(prefix):] if prefix and path.startswith(prefix) else path
     backup = os.path.join(dest, relative.lstrip('/'))
-    described = describe_file(path, limit)
-    if not described['exists']:
-        return dict(path=path, existed=False, backup=backup, checksum='', owner='', group='')
-    data = base64.b64decode(described['content'])
-    if not module.check_mode:
-        directory = os.path.dirname(backup)
+    entry, data = snapshot_entry(path, backup, limit)
+    if data is None or module.check_mode:
+        return entry
+    directory = os.path.dirname(backup)
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o700)
+    except (IOError, OSError) as err:
+        raise NodeFileError('snapshot: cannot create %s for the copy of %s: %s. Nothing was changed.'
+                            % (directory, path, to_native(err)))
+    _write(module, backup, data, entry['mode'], False)
+    return entry
+
+
+def _restore(module, entries, limit, result):
+    """Put back the files of ``entries`` (snapshot entries): every copy is checked first, then each file is
+    brought back (links stay links, their target gets the bytes, mode, owner and group back)."""
+    states = []
+    for entry in entries:
         try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o700)
-        except (IOError, OSError) as err:
-            raise NodeFileError('snapshot: cannot create %s for the copy of %s: %s. Nothing was changed.'
-                                % (directory, path, to_native(err)))
-        _write(module, backup, data, described['mode'], False)
-    return dict(path=path, existed=True, backup=backup, checksum=described['checksum'], owner=described['owner'],
-                group=described['group'])
+            states.append(restore_state(entry, limit))
+        except NodeFileError as err:
+            module.fail_json(msg=str(err), **result)
+    failed = []
+    for state in states:
+        if nodefile_is_state(state):
+            continue
+        result['restored'].append(state['path'])
+        if module.check_mode:
+            continue
+        try:
+            put_back(state, _mover(module))
+        except NodeFileError as err:
+            failed.append(str(err))
+    if failed:
+        module.fail_json(msg='could not restore every file: %s' % '; '.join(failed), **result)
 
 
 def run(module):
     params = module.params
     limit = params['max_size']
     result = dict(changed=False, files={}, written=[], removed=[], backup_files={}, removed_temp_files=[],
-                  snapshots=[])
+                  snapshots=[], restored=[])
 
     def fail(msg):
         module.fail_json(msg=msg, **result)
@@ -353,6 +430,7 @@ def run(module):
         except (IOError, OSError) as err:
             fail('snapshot: cannot read %s: %s. Nothing was changed.' % (path, to_native(err)))
 
+    _restore(module, params['restore'], limit, result)
     for path in [w['path'] for w in params['write']]:
         for name in remove_stale_temp_files(write_target(path), module.check_mode):
             if name not in result['removed_temp_files']:
@@ -412,7 +490,7 @@ def run(module):
                     os.unlink(path)
                 except (IOError, OSError) as err:
                     fail('cannot remove %s: %s' % (path, to_native(err)))
-    result['changed'] = bool(result['written'] or result['removed'])
+    result['changed'] = bool(result['written'] or result['removed'] or result['restored'])
     return result
 
 

@@ -8,6 +8,8 @@ import hashlib
 import os
 import stat
 
+import pytest
+
 from ansible_collections.numaops.colocation.plugins.modules import node_files
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -131,7 +133,9 @@ def test_snapshot_copies_existing_files_with_their_mode_and_records_missing_ones
     assert not os.path.islink(str(dest / 'etc' / 'link.yaml')), 'the copy is of the content, not of the link'
     assert stat.S_IMODE((dest / 'etc').stat().st_mode) == 0o700
     assert missing == dict(path=str(root / 'var' / 'state'), existed=False, backup=str(dest / 'var' / 'state'),
-                           checksum='', owner='', group='')
+                           checksum='', owner='', group='', mode='', link=None, target=str(root / 'var' / 'state'))
+    assert first['mode'] == '0640' and first['link'] is None and first['target'] == str(config)
+    assert linked['link'] == 'real.yaml' and linked['target'] == str(target)
     assert not (dest / 'var').exists()
     assert not list(dest.rglob('*.partial'))
 
@@ -151,3 +155,101 @@ def test_snapshot_refuses_a_directory_and_a_relative_path_before_copying(tmp_pat
     assert res['failed'] and 'is a directory' in res['msg']
     res = run_module(node_files, capsys, snapshot=dict(paths=['etc/x'], dest=str(tmp_path / 'c')))
     assert res['failed'] and 'not an absolute path' in res['msg']
+
+
+# ------------------------------------------------------------------ restore: every file kind reached through a link
+
+RESTORE_KINDS = ['regular', 'relative-link', 'absolute-link', 'chain', 'other-directory', 'dangling-link', 'missing']
+
+
+def restore_layout(root, kind):
+    """``root``/etc/kubelet.yaml reached as ``kind``; returns (path, the file that holds the bytes)."""
+    etc, other = root / 'etc', root / 'srv' / 'cfg'
+    etc.mkdir(parents=True)
+    other.mkdir(parents=True)
+    path = etc / 'kubelet.yaml'
+    real = {'regular': path, 'missing': path, 'relative-link': etc / 'kubelet.real.yaml',
+            'absolute-link': etc / 'kubelet.real.yaml', 'chain': other / 'final.yaml',
+            'other-directory': other / 'kubelet.yaml', 'dangling-link': etc / 'not-yet.yaml'}[kind]
+    if kind == 'relative-link':
+        os.symlink('kubelet.real.yaml', str(path))
+    elif kind == 'absolute-link':
+        os.symlink(str(real), str(path))
+    elif kind == 'chain':
+        os.symlink('middle.yaml', str(path))
+        os.symlink('../srv/cfg/final.yaml', str(etc / 'middle.yaml'))
+    elif kind == 'other-directory':
+        os.symlink('../srv/cfg/kubelet.yaml', str(path))
+    elif kind == 'dangling-link':
+        os.symlink('not-yet.yaml', str(path))
+    if kind not in ('missing', 'dangling-link'):
+        real.write_bytes(b'old: 1\n')
+        os.chmod(str(real), 0o640)
+    return str(path), str(real)
+
+
+def node_state(root):
+    """Every name under root: links as their text, files as (bytes, mode, uid, gid)."""
+    out = {}
+    for dirpath, _dirs, names in os.walk(str(root)):
+        for name in names:
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                out[full] = ('link', os.readlink(full))
+            else:
+                st = os.stat(full)
+                with open(full, 'rb') as handle:
+                    out[full] = (handle.read(), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+    return out
+
+
+@pytest.mark.parametrize('kind', RESTORE_KINDS)
+def test_restore_puts_back_every_file_kind_reached_through_a_link(tmp_path, capsys, kind):
+    root = tmp_path / 'node'
+    path, real = restore_layout(root, kind)
+    before = node_state(root)
+    snap = run_module(node_files, capsys, snapshot=dict(paths=[path], dest=str(tmp_path / 'backup')))
+    entries = snap['snapshots']
+    wrote = run_module(node_files, capsys, write=[dict(path=path, content='new: 2\n', mode='0600')])
+    assert wrote['written'] == [path] and node_state(root) != before
+    if os.path.exists(real):
+        os.chmod(real, 0o666)
+    predicted = run_module(node_files, capsys, check_mode=True, restore=entries)
+    assert predicted['changed'] is True and predicted['restored'] == [path]
+    res = run_module(node_files, capsys, restore=entries)
+    assert res['changed'] is True and res['restored'] == [path], res.get('msg')
+    assert node_state(root) == before
+    again = run_module(node_files, capsys, restore=entries)
+    assert again['changed'] is False and again['restored'] == []
+
+
+@pytest.mark.parametrize('kind', ['relative-link', 'absolute-link', 'chain', 'other-directory'])
+def test_restore_makes_a_link_that_a_copy_replaced_a_link_again(tmp_path, capsys, kind):
+    root = tmp_path / 'node'
+    path, real = restore_layout(root, kind)
+    before = node_state(root)
+    entries = run_module(node_files, capsys, snapshot=dict(paths=[path], dest=str(tmp_path / 'backup')))['snapshots']
+    run_module(node_files, capsys, write=[dict(path=path, content='new: 2\n')])
+    # what a copy of the old content onto the path leaves: a regular file instead of the link
+    os.unlink(path)
+    with open(path, 'wb') as handle:
+        handle.write(b'old: 1\n')
+    res = run_module(node_files, capsys, restore=entries)
+    assert res['restored'] == [path]
+    assert node_state(root) == before
+
+
+def test_restore_checks_every_copy_before_restoring_anything(tmp_path, capsys):
+    root = tmp_path / 'node'
+    first, _real = restore_layout(root, 'relative-link')
+    second = str(root / 'etc' / 'other.toml')
+    with open(second, 'wb') as handle:
+        handle.write(b'a = 1\n')
+    entries = run_module(node_files, capsys, snapshot=dict(paths=[first, second], dest=str(tmp_path / 'b')))['snapshots']
+    run_module(node_files, capsys, write=[dict(path=first, content='new\n'), dict(path=second, content='b = 2\n')])
+    changed = node_state(root)
+    with open(entries[1]['backup'], 'wb') as handle:
+        handle.write(b'tampered\n')
+    res = run_module(node_files, capsys, restore=entries)
+    assert res['failed'] and entries[1]['backup'] in res['msg'] and 'Nothing was restored' in res['msg']
+    assert res['restored'] == [] and node_state(root) == changed
