@@ -269,7 +269,6 @@ lock:
   sample: {outcome: refreshed, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}}
 '''
 
-import base64
 import os
 
 from ansible.module_utils.basic import AnsibleModule
