@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import releases
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 _SPEC = importlib.util.spec_from_file_location('gen_kubelet_releases',
                                                os.path.join(ROOT, 'scripts', 'gen_kubelet_releases.py'))
@@ -249,7 +251,14 @@ def test_build_and_render_steps(tree):
     values = dict((node.targets[0].id, ast.literal_eval(node.value)) for node in module.body
                   if isinstance(node, ast.Assign) and node.targets[0].id != '__metaclass__')
     assert values['RELEASES'] == ('1.31.2', '1.33.4')
-    assert values['CPU_MANAGER_OPTIONS'] == table['CPU_MANAGER_OPTIONS']
+    assert values['GATES']['OldGate'] == '31:DtL 33:x'
+    # what the collection reads back (kubelet/releases.py) is the table the generator built
+    for name, steps in table['FEATURE_GATES'].items():
+        assert releases.decode_steps(values['GATES'][name], releases.decode_gate) == steps
+    for key in ('CPU_MANAGER_OPTIONS', 'TOPOLOGY_MANAGER_OPTIONS'):
+        assert dict((name, releases.decode_steps(text, releases.decode_stage))
+                    for name, text in values[key].items()) == table[key]
+    assert values['RELEASE_RULES'] == table['RELEASE_RULES']
 
 
 def test_unknown_spec_shape_fails_loudly(tree, tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet as k
-from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_releases as data
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import releases as data
 
 BASE = {'apiVersion': k.API_VERSION, 'kind': k.KIND}
 STATIC = dict(cpuManagerPolicy='static', reservedSystemCPUs='0-1')
