@@ -310,5 +310,3 @@ def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFA
         if reason:
             removals.append({'path': _state_path(base, MEMORY_STATE_FILE), 'reason': reason})
     return removals, warnings
-
-

@@ -124,7 +124,6 @@ def plan_values(current, wanted):
     return new, changed
 
 
-
 def managed_view(config):
     """The managed keys present in ``config`` (the module's ``config`` return value)."""
     return dict((key, copy.deepcopy(config[key])) for key in MANAGED_KEYS if key in config)

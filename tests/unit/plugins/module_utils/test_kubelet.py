@@ -20,6 +20,8 @@ def cfg(**keys):
 
 
 STATIC = dict(cpuManagerPolicy='static', reservedSystemCPUs='0-1')
+# Alpha CPU manager options allowed: a vector about an option combination then fails for that combination only.
+ALPHA = dict(featureGates={'CPUManagerPolicyAlphaOptions': True})
 MEM_OK = dict(memoryManagerPolicy='Static', kubeReserved={'memory': '512Mi'}, systemReserved={'memory': '512Mi'},
               reservedMemory=[{'numaNode': 0, 'limits': {'memory': '1124Mi'}}])
 
@@ -215,20 +217,21 @@ INVALID = [
     ('options with empty policy', cfg(cpuManagerPolicy='', cpuManagerPolicyOptions={'full-pcpus-only': 'true'}),
      None, ['set while cpuManagerPolicy is "" (the default, "none")']),
     ('full-pcpus-only + distribute-cpus-across-cores',
-     cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true', 'distribute-cpus-across-cores': 'true'}, **STATIC), None,
+     cfg(cpuManagerPolicyOptions={'full-pcpus-only': 'true', 'distribute-cpus-across-cores': 'true'}, **ALPHA, **STATIC),
+     None,
      ['"full-pcpus-only" and "distribute-cpus-across-cores" cannot both be true']),
     ('distribute numa + cores',
      cfg(cpuManagerPolicyOptions={'distribute-cpus-across-numa': 'true', 'distribute-cpus-across-cores': '1'},
-         **STATIC), None, ['"distribute-cpus-across-numa" and "distribute-cpus-across-cores" cannot both be true']),
+         **ALPHA, **STATIC), None, ['"distribute-cpus-across-numa" and "distribute-cpus-across-cores" cannot both be true']),
     ('uncorecache + cores',
      cfg(cpuManagerPolicyOptions={'prefer-align-cpus-by-uncorecache': 'true', 'distribute-cpus-across-cores': 'true'},
-         **STATIC), None, ['"prefer-align-cpus-by-uncorecache" and "distribute-cpus-across-cores"']),
+         **ALPHA, **STATIC), None, ['"prefer-align-cpus-by-uncorecache" and "distribute-cpus-across-cores"']),
     ('uncorecache + numa',
      cfg(cpuManagerPolicyOptions={'prefer-align-cpus-by-uncorecache': 'true', 'distribute-cpus-across-numa': 'true'},
-         **STATIC), None, ['"prefer-align-cpus-by-uncorecache" and "distribute-cpus-across-numa"']),
+         **ALPHA, **STATIC), None, ['"prefer-align-cpus-by-uncorecache" and "distribute-cpus-across-numa"']),
     ('align-by-socket + single-numa-node',
-     cfg(cpuManagerPolicyOptions={'align-by-socket': 'true'}, topologyManagerPolicy='single-numa-node', **STATIC),
-     None, ['"align-by-socket" cannot be used with topologyManagerPolicy "single-numa-node"']),
+     cfg(cpuManagerPolicyOptions={'align-by-socket': 'true'}, topologyManagerPolicy='single-numa-node', **ALPHA,
+         **STATIC), None, ['"align-by-socket" cannot be used with topologyManagerPolicy "single-numa-node"']),
     ('static without reservation', cfg(cpuManagerPolicy='static'), None,
      ['cpuManagerPolicy: "static" needs a CPU reservation greater than zero']),
     ('static with zero cpu reservation', cfg(cpuManagerPolicy='static', kubeReserved={'cpu': '0', 'memory': '1Gi'},
