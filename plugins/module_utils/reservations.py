@@ -145,7 +145,7 @@ def memory_sum(config, facts=None):
         else:
             eviction = percent * total / 100
     else:
-        eviction = kubelet._eviction_memory(config, warnings, errors)  # pylint: disable=protected-access
+        eviction = kubelet.eviction_memory(config, warnings, errors)
         if eviction is None and not errors:
             errors.append('evictionHard.memory.available %r: the hard-eviction memory is unknown' % (value,))
     if errors:
