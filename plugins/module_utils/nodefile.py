@@ -636,3 +636,24 @@ def restore_state(entry, limit):
         state['uid'] = state['uid'] if state['uid'] is not None else (current.st_uid if current else os.getuid())
         state['gid'] = state['gid'] if state['gid'] is not None else (current.st_gid if current else os.getgid())
     return state
+
+
+def result_text(value):
+    """``value`` (a module result: dicts, lists, strings) with every string valid UTF-8: text decoded from file bytes
+    that are not UTF-8 (surrogate escapes) shows those bytes as ``\\xNN``. The files themselves keep their bytes; a
+    result that is not valid UTF-8 is refused by the controller after the node was changed."""
+    if isinstance(value, str):
+        try:
+            value.encode('utf-8')
+            return value
+        except UnicodeEncodeError:
+            pass
+        try:
+            return value.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')
+        except UnicodeEncodeError:
+            return value.encode('utf-8', 'backslashreplace').decode('utf-8')
+    if isinstance(value, dict):
+        return dict((result_text(key), result_text(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [result_text(item) for item in value]
+    return value

@@ -285,11 +285,13 @@ from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import 
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES,
     MAX_GRUB_CFG_BYTES,
+    Changes,
     NodeFileError,
     TempFile,
     check_writable,
     read_limited,
     remove_stale_temp_files,
+    result_text,
     write_error,
 )
 from ansible_collections.numaops.colocation.plugins.module_utils.grub import (
@@ -336,14 +338,6 @@ def read_text(path, limit=None):
     return decode(path, data)
 
 
-def read_bytes(path):
-    """The bytes of path, or None when it does not exist (a file the run would create)."""
-    if not os.path.lexists(path):
-        return None
-    with open(path, 'rb') as f:
-        return f.read()
-
-
 class StepFailed(Exception):
     """A file operation or command failed while changing files; the message names the file and the error."""
 
@@ -357,14 +351,15 @@ class KernelCmdline(object):
         self.backups = []
         self.diffs = []
         self.touched = []
-        self._restore = []  # (path, original bytes or None when it did not exist) to put back on failure
+        # every file changed, kept before its first change, put back when a later step fails
+        self.changes = Changes(mover=self.move)
         self._temps = {}
         self._warned_unchecked = False
 
     # ---------------------------------------------------------------- helpers
 
     def fail(self, msg, **kwargs):
-        remembered = [r[0] for r in self._restore]
+        remembered = self.changes.paths
         restored, failed = self.rollback()
         if failed:
             msg += ('. COULD NOT RESTORE %s - put back by hand (backup=true keeps copies)' % '; '.join(failed))
@@ -372,7 +367,7 @@ class KernelCmdline(object):
             msg += '; restored byte for byte: %s' % ', '.join(restored)
         elif remembered and not failed:
             msg += '; no file was left changed'
-        self.module.fail_json(msg=msg, notes=self.notes, **kwargs)
+        self.module.fail_json(**result_text(dict(msg=msg, notes=self.notes, **kwargs)))
 
     def call(self, what, func, *args, **kwargs):
         """Run an AnsibleModule helper (atomic_move, backup_local, run_command) so that its failure raises
@@ -449,8 +444,9 @@ class KernelCmdline(object):
                 if os.path.exists(leftover):
                     os.unlink(leftover)
 
-    def install(self, tmp, path):
-        """Move tmp onto path atomically (owner, mode and SELinux context of path kept)."""
+    def move(self, tmp, path):
+        """Move tmp onto path atomically with AnsibleModule.atomic_move (SELinux context kept); its failure, raised or
+        through fail_json (older ansible-core), raises."""
         module = self.module
         original = module.fail_json
 
@@ -460,8 +456,6 @@ class KernelCmdline(object):
         module.fail_json = raise_instead
         try:
             module.atomic_move(tmp, path)
-        except Exception as exc:  # pylint: disable=broad-except
-            raise StepFailed(write_error(path, exc))
         finally:
             module.fail_json = original
 
@@ -476,47 +470,39 @@ class KernelCmdline(object):
             raise StepFailed('cannot write the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
 
     def write_atomic(self, path, data):
-        """Write data (text or bytes) to path through a temporary file in the same directory and an atomic move;
-        a link is kept and its target replaced."""
-        path = self.target(path)
-        tmp = self.mkstemp(path)
+        """Write data (text or bytes) to path through the node-file write path (nodefile.Changes): kept first to be
+        put back on failure, then replaced atomically; a link is kept and its target replaced."""
         try:
-            self.write_tmp(tmp, path, data)
-            self.install(tmp, path)
-        finally:
-            self.drop_tmp(tmp)
+            self.changes.write(path, data if isinstance(data, bytes) else encode(data), target=self.target(path),
+                               limit=limit_for(path))
+        except NodeFileError as exc:
+            raise StepFailed(to_native(exc))
+
+    def install(self, tmp, path):
+        """Put the staged (checked) content of tmp into path through write_atomic."""
+        try:
+            with open(tmp, 'rb') as f:
+                data = f.read()
+        except (IOError, OSError) as exc:
+            raise StepFailed('cannot read the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
+        self.write_atomic(path, data)
 
     def backup(self, path):
         if self.p['backup'] and os.path.exists(path):
             self.backups.append(self.call('cannot back up %s' % path, self.module.backup_local, path))
 
     def remember(self, path):
-        """Keep the bytes of path (None: it does not exist) to put back if the run fails later."""
-        path = self.target(path)
-        if path not in [r[0] for r in self._restore]:
-            try:
-                self._restore.append((path, read_bytes(path)))
-            except (IOError, OSError) as exc:
-                raise StepFailed('cannot read %s before changing it: %s' % (path, to_native(exc)))
+        """Keep path (a tool changes it, not write_atomic) to put back if the run fails later."""
+        try:
+            self.changes.remember(path, self.target(path), limit_for(path))
+        except NodeFileError as exc:
+            raise StepFailed(to_native(exc))
 
     def rollback(self):
-        """Put every remembered file back byte for byte (remove the ones that did not exist).
-
-        Returns (restored paths, texts of the failures)."""
-        restored, failed = [], []
-        while self._restore:
-            path, data = self._restore.pop()
-            try:
-                if read_bytes(path) == data:
-                    continue
-                if data is None:
-                    os.unlink(path)
-                else:
-                    self.write_atomic(path, data)
-                restored.append(path)
-            except Exception as exc:  # pylint: disable=broad-except
-                failed.append('%s: %s' % (path, to_native(exc)))
-                self.notes.append('could not restore %s: %s' % (path, to_native(exc)))
+        """Put every remembered file back exactly. Returns (restored paths, texts of the failures)."""
+        restored, failed = self.changes.rollback()
+        for text in failed:
+            self.notes.append('could not restore %s' % text)
         return restored, failed
 
     def warn_unchecked(self):
@@ -594,7 +580,6 @@ class KernelCmdline(object):
             self.fail('%s failed: %s' % (backend, to_native(exc)))
         except Exception as exc:  # pylint: disable=broad-except
             self.fail('%s failed unexpectedly: %s' % (backend, to_native(exc)), exception=traceback.format_exc())
-        self._restore = []
         if paths and backend != 'grubby' and not self.script_checker:
             self.warn_unchecked()
 
@@ -610,6 +595,12 @@ class KernelCmdline(object):
         )
         if self.module._diff:
             result['diff'] = self.diffs
+        try:
+            # file text that is not UTF-8 (a Latin-1 comment) is shown with \\x escapes: the files keep their bytes
+            result = result_text(result)
+        except Exception as exc:  # pylint: disable=broad-except
+            self.fail('%s: cannot return the result: %s' % (backend, to_native(exc)), exception=traceback.format_exc())
+        self.changes.forget()
         self.module.exit_json(**result)
 
     # ---------------------------------------------------------------- /etc/default/grub

@@ -147,3 +147,10 @@ def test_replace_file_sets_mode_owner_group_when_given(tmp_path):
     nodefile.replace_file(target, NEW, mode=0o644, uid=os.getuid(), gid=os.getgid())
     st = os.stat(target)
     assert stat.S_IMODE(st.st_mode) == 0o644 and (st.st_uid, st.st_gid) == (os.getuid(), os.getgid())
+
+
+def test_result_text_shows_bytes_that_are_not_utf8_as_escapes():
+    text = b'# f\xfcr GRUB\n'.decode('utf-8', 'surrogateescape')
+    shown = nodefile.result_text({'diff': [{'before': text, 'n': 1}], 'ok': 'plain \u00e9'})
+    assert shown == {'diff': [{'before': '# f\\xfcr GRUB\n', 'n': 1}], 'ok': 'plain \u00e9'}
+    assert nodefile.result_text('\ud800') == '\\ud800'

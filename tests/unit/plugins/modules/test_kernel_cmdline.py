@@ -164,6 +164,28 @@ def test_openeuler_bios_follows_grub2_cfg_link(tmp_path, capsys):
 
 
 @needs_grub
+def test_openeuler_latin1_comment_in_defaults_returns_a_valid_result_in_check_and_real_runs(tmp_path, capsys):
+    # a Latin-1 comment in /etc/default/grub: the file keeps its byte, the diff shows it as \\xfc, and the result is
+    # valid UTF-8 (the controller refuses one that is not, after the node was changed)
+    root = sandbox(tmp_path, 'openeuler-efi')
+    defaults = root + '/etc/default/grub'
+    with open(defaults, 'rb') as f:
+        data = f.read()
+    with open(defaults, 'wb') as f:
+        f.write(b'# GRUB f\xfcr openEuler\n' + data)
+    args = common(root, args=WANT, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig')
+    for check in (True, False):
+        res = run(capsys, check=check, diff=True, **args)
+        assert res.get('failed') is not True and res['changed'] is True, res.get('msg')
+        json.dumps(res, ensure_ascii=False).encode('utf-8')  # raises on text that is not valid UTF-8
+        before = [d['before'] for d in res['diff'] if d['before_header'] == defaults][0]
+        assert before.startswith('# GRUB f\\xfcr openEuler\n')
+    with open(defaults, 'rb') as f:
+        assert f.read().startswith(b'# GRUB f\xfcr openEuler\n')
+    assert run(capsys, diff=True, **args)['changed'] is False
+
+
+@needs_grub
 def test_openeuler_efi_regenerates_the_efi_file(tmp_path, capsys):
     root = sandbox(tmp_path, 'openeuler-efi')
     efi = root + '/boot/efi/EFI/openEuler/grub.cfg'

@@ -264,3 +264,57 @@ def test_grubby_check_mode_leaves_every_bls_entry_byte_identical(tmp_path, capsy
     assert res['changed'] is True
     after = tree(root)
     assert all(after[e] != before[e] for e in entries)  # the real run does change them
+
+
+def strict_utf8(value):
+    """Whether every string of a module result is valid UTF-8 (what the controller accepts from a module)."""
+    if isinstance(value, str):
+        try:
+            value.encode('utf-8')
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(strict_utf8(k) and strict_utf8(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(strict_utf8(v) for v in value)
+    return True
+
+
+@pytest.mark.parametrize('check', [True, False])
+def test_latin1_comment_under_diff_returns_a_valid_result_and_keeps_the_bytes(tmp_path, capsys, check):
+    root, cfg, args = grubcfg(tmp_path)
+    defaults = root + '/etc/default/grub'
+    with open(defaults, 'rb') as f:
+        data = f.read()
+    with open(defaults, 'wb') as f:
+        f.write(b'# Konfiguration f\xfcr GRUB\n' + data)
+    res = run(capsys, check=check, diff=True, **args)
+    assert res.get('failed') is not True and res['changed'] is True, res.get('msg')
+    assert strict_utf8(res), 'a result the controller refuses (not UTF-8) after the node was changed'
+    shown = [d for d in res['diff'] if d['before_header'] == defaults][0]
+    assert shown['before'].startswith('# Konfiguration f\\xfcr GRUB\n')
+    assert 'numa_icon=enable' in shown['after'] and shown['after'].startswith('# Konfiguration f\\xfcr GRUB\n')
+    with open(defaults, 'rb') as f:
+        written = f.read()
+    assert written.startswith(b'# Konfiguration f\xfcr GRUB\n')
+    assert (b'numa_icon=enable' in written) is (not check)
+    assert run(capsys, diff=True, **args)['changed'] is check
+
+
+def test_a_result_that_cannot_be_returned_puts_the_files_back(tmp_path, capsys, monkeypatch):
+    root, _cfg, args = grubcfg(tmp_path)
+    before = tree(root)
+
+    original = kernel_cmdline.result_text
+
+    def broken(value):
+        if 'changed' in value:
+            raise ValueError('cannot serialise')
+        return original(value)
+
+    monkeypatch.setattr(kernel_cmdline, 'result_text', broken)
+    res = run(capsys, **args)
+    assert res['failed'] is True and 'cannot return the result: cannot serialise' in res['msg']
+    assert 'restored byte for byte' in res['msg']
+    assert tree(root) == before
