@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """playbooks/node_prep.yml against the playbook a user would write instead (bench/builtin_node_prep.yml) on a fleet
-of sandbox nodes: wall time, tasks and changes per host, and the ratios of issue 17.
+of sandbox nodes: wall time, tasks and changes per host, and the ratios against their targets.
 
 Each host is a fresh copy of examples/sandbox/tree in a temporary directory, reached with the local connection
 (the inventory is examples/sandbox/inventory.yml with one host per tree, as tests/system/test_node_prep_fleet.py
@@ -502,7 +502,7 @@ def print_ratios(rows, variants):
             item['ratio'], item['value'], '<= %.1fx' % item['target'] if item['target'] is not None else '-',
             {True: 'yes', False: 'NO', None: ''}[item['met']], item['cpu'],
             ' '.join('%.2f' % p for p in item['per_repeat'])))
-    print('(value and met: wall seconds, as issue 17 states its targets; of cpu: the same ratio of the CPU seconds)')
+    print('(value and met: wall seconds, as the targets are stated; of cpu: the same ratio of the CPU seconds)')
     for row in rows:
         if row['run'] == 'rerun':
             verdict = 'yes' if row['changed_per_host'] == 0 else 'NO (%.1f/host)' % row['changed_per_host']

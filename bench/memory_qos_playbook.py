@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """memory_qos on one full node as a playbook task, side by side with an empty module call and with the
-per-container loop of builtin tasks a user would write instead (issue 17, P2).
+per-container loop of builtin tasks a user would write instead.
 
 The node is the cgroup v2 STAND-IN tree (tests/standins/cgroup2.py) on the local file system (this host has no
 cgroup v2 memory controller), default 110 pods x 4 containers; every run is a whole `ansible-playbook` against

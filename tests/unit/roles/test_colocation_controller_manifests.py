@@ -435,11 +435,11 @@ def test_agent_reads_our_configmap_with_volcanos_types(rendered, tmp_path):
     # rewritten, validate, and switch memory QoS v2 on.
     documents = dict((name, _one(objects, 'ConfigMap')['data']['colocation-config'])
                      for name, objects in rendered.items())
-    # The document this role wrote before issue 15 (v1 key, no evictingConfig): the agent rewrites it.
-    documents['before_issue_15'] = json.dumps({'globalConfig': {
+    # A document in the older shape (the v1 key, no evictingConfig), as a node may still hold: the agent rewrites it.
+    documents['older_shape'] = json.dumps({'globalConfig': {
         'memoryQosConfig': {'enable': True}, 'overSubscriptionConfig': {'enable': False}}})
     reports = _agent_reports(tmp_path, documents)
-    before = reports.pop('before_issue_15')
+    before = reports.pop('older_shape')
     assert before['would_rewrite'] and before['rewrite_reason'] == ['globalConfig.evictingConfig is missing']
     assert before['memory_qos_v2'] is False and before['memory_qos_v1'] is True
     for name, report in reports.items():

@@ -4,7 +4,7 @@
 """kernel_cmdline against hostile node files: links, CRLF, Latin-1, NUL, immutable files, stale temporary
 files, oversized files, /etc/kernel/cmdline (RHEL 9 / Fedora), and the grubby check mode.
 
-Each test failed before the fix it covers (issue 16). The grubcfg backend needs no grub tools, so these run
+Each test fails when the protection it covers is taken away. The grubcfg backend needs no grub tools, so these run
 everywhere; the immutable test needs root and a file system with ``chattr +i`` (ext4, xfs, btrfs)."""
 from __future__ import annotations
 
