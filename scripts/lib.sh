@@ -31,11 +31,34 @@ ensure_apt() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing Debian packages: ${missing[*]}"
-  local sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  # policy-rc.d keeps packaged daemons (containerd) from being started by the install on the test machine
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The process holding the package manager's lock (apt, dpkg, unattended-upgrades), or nothing.
+apt_lock_holder() {
+  local f ino
+  for f in /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock; do
+    [ -e "$f" ] || continue
+    ino=$(stat -c %i "$f")
+    # /proc/locks: "1: POSIX  ADVISORY  WRITE <pid> <maj>:<min>:<inode> 0 EOF" (waiters have "->" in field 2)
+    awk -v ino="$ino" '$2 != "->" { n = split($6, a, ":"); if (a[n] == ino) print $5 }' /proc/locks 2>/dev/null
+  done | head -1
+}
+
+# apt-get as root, waiting (NUMAOPS_APT_LOCK_WAIT seconds, default 600) for another package manager's lock and
+# saying which process holds it, instead of failing at once with apt's own message.
+apt_get() {
+  local sudo=() holder waited=0 limit=${NUMAOPS_APT_LOCK_WAIT:-600} what
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  while holder=$(apt_lock_holder) && [ -n "$holder" ]; do
+    what="process $holder ($(ps -o args= -p "$holder" 2>/dev/null | cut -c1-120))"
+    [ "$waited" -lt "$limit" ] || die "the package manager is still locked by $what after ${limit} s: let it finish \
+(or stop it), then run this again; NUMAOPS_APT_LOCK_WAIT sets how long to wait"
+    [ "$waited" -gt 0 ] || printf 'waiting for the package manager: %s holds its lock (up to %s s)\n' "$what" "$limit" >&2
+    sleep 5; waited=$((waited + 5))
+  done
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$limit" "$@"
 }
 
 # The virtual environment with ansible 12.3.0 and the test tools; recreated when the requirements change.
