@@ -6,7 +6,7 @@
 #   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
 #   scripts/test.sh integration:kernel_cmdline   one integration target (integration:a,b for several)
 #
-# Stages: upstream unit kubelets sanity units integration lint build molecule (and vmimage: the VM's image and
+# Stages: upstream unit kubelets sanity units integration lint build docs release molecule (and vmimage: the VM's image and
 # its selftest, which molecule:vm does itself when run alone)
 # upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the
 # kubelets of the oldest and the newest release kubelet_config knows (1.31, 1.37), which the test VM's node
@@ -20,7 +20,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
-ALL_STAGES=(upstream unit kubelets sanity units integration lint build molecule)
+ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release molecule)
 UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 # the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
@@ -103,6 +103,18 @@ stage_build() {
   done
   rm -rf "$out"
 }
+# the docs site (antsibull-docs + Sphinx) of every module, role and filter and the pages under docs/, each page
+# opened in a real headless Chromium (links, anchors, every option shown), screenshots in tests/output/docsite/
+stage_docs() {
+  log "the docs site (scripts/docsite.sh --check)"
+  NUMAOPS_DOCSITE="$NUMAOPS_ROOT/tests/output/docsite" nice -n 5 scripts/docsite.sh --check
+}
+# the release artifact: the tarball installed into a clean environment (ansible and requirements.txt only) and the
+# sandbox node prepared twice by the installed collection's playbook (second run changed=0)
+stage_release() {
+  log "the release check (scripts/release.sh check)"
+  nice -n 5 scripts/release.sh check
+}
 # the test VM's image (built once per recipe, cached) and the selftest of the raw node; in a whole run this is a
 # job of its own that needs nothing built by Go, so the image is ready when molecule:vm starts after upstream
 stage_vmimage() {
@@ -160,7 +172,7 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
     [ "$name" != vm ] || continue
     if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
   done
-  JOBS+=(sanity lint build)
+  JOBS+=(sanity lint build docs release)
   t0=$SECONDS
   rc=0; python3 scripts/lanes.py --jobs "${NUMAOPS_JOBS:-2}" "${JOBS[@]}" || rc=$?
   [ $rc -eq 0 ] || die "some jobs failed (listed above); the whole run took $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s"

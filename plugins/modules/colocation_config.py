@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 module: colocation_config
 short_description: Create, update or delete a Volcano ColocationConfiguration
-version_added: 0.1.0
+version_added: 1.0.0
 author: numaops.colocation developers (@numaops)
 description:
   - Manages one C(ColocationConfiguration) (C(config.volcano.sh/v1alpha1), namespaced, plural

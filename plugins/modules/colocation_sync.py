@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 module: colocation_sync
 short_description: One reconcile pass of Volcano's colocation controller over the pods of a cluster
-version_added: 0.1.0
+version_added: 1.0.0
 author: numaops.colocation developers (@numaops)
 description:
   - Does what Volcano's colocation controller does, once - for clusters without that controller, for

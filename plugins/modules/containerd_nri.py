@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: containerd_nri
 short_description: Switch NRI on (or off) in containerd's config.toml, keeping every other byte of the file
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets the NRI (Node Resource Interface) plugin table C([plugins."io.containerd.nri.v1.nri"]) of containerd's
     configuration, which NUMA-affinity and colocation NRI plugins need. Works with every config version current

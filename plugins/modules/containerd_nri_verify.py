@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: containerd_nri_verify
 short_description: Restart containerd, prove it and its NRI socket are back, and roll back the config if not
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Restarts containerd (C(systemctl restart) or O(restart_command)), waits until containerd answers on its
     gRPC socket (C(ctr version) when C(ctr) is installed, else a connection to the socket), then waits until

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: kernel_cmdline
 short_description: Set or remove kernel command line arguments in the boot loader configuration
-version_added: 0.1.0
+version_added: 1.0.0
 author: numaops.colocation developers (@numaops)
 description:
   - Adds, changes or removes kernel arguments (flags like C(mem_sampling_on) and C(key=value) pairs like

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: kubelet_config
 short_description: Manage the kubelet's CPU, topology and memory manager settings safely
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets the CPU manager, topology manager and memory manager keys of a kubelet configuration file
     (a C(KubeletConfiguration), C(kubelet.config.k8s.io/v1beta1)), together with C(reservedSystemCPUs),

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: memory_qos
 short_description: Apply Volcano ColocationConfiguration memory QoS to a node's cgroup v2 tree
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Does the job of the Volcano agent's memory QoS handler for a whole node in one call. For every running
     container of every pod that a ColocationConfiguration (C(config.volcano.sh/v1alpha1)) selects, it writes
@@ -178,7 +178,7 @@ options:
     type: str
     choices: [all, changes]
     default: all
-    version_added: 0.1.0
+    version_added: 1.0.0
   systemd_units:
     description:
       - How the cgroups that are systemd units are written. With the systemd driver every cgroup this module
@@ -205,7 +205,7 @@ options:
     choices: [auto, always, never]
     default: auto
     aliases: [systemd_slices]
-    version_added: 0.1.0
+    version_added: 1.0.0
 '''
 
 EXAMPLES = r'''

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: node_config
 short_description: The kubelet resource managers, containerd NRI and kernel arguments of a node in one task
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Runs M(numaops.colocation.kubelet_config), M(numaops.colocation.containerd_nri) and
     M(numaops.colocation.kernel_cmdline) in one task, in that order, each with the options given in O(kubelet),

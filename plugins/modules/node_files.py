@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: node_files
 short_description: Read, replace and remove files on a node, atomically and only when unchanged meanwhile
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - The node-side half of this collection's file-editing modules (M(numaops.colocation.kubelet_config),
     M(numaops.colocation.containerd_nri)). Their action plugins read files through this module, compute the

@@ -10,12 +10,12 @@ DOCUMENTATION = r'''
 ---
 module: node_lock
 short_description: One run at a time on a node - take, check and release the node lock of numaops.colocation
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - Takes a lock on the node (a small JSON file, O(path)) naming its holder - the run id, the controller host and
     process, the AWX job id when the run is an AWX job, the playbook and the start time - so that a second run of
-    M(numaops.colocation.node_prep)-style changes on the same node fails before it changes anything, naming the
-    holder.
+    R(numaops.colocation.node_prep, ansible_collections.numaops.colocation.node_prep_role)-style changes on the
+    same node fails before it changes anything, naming the holder.
   - The lock file is created exclusively (O_CREAT|O_EXCL), so of two runs starting together exactly one gets it.
   - A stale lock is taken over with a warning - when its holder's process is gone from the controller host that
     took it (checked on the controller), or when the lock is older than O(stale_after) seconds (the node's clock,

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: node_preflight
 short_description: Everything the node_prep pre-flight reads from a node, in one call
-version_added: 0.3.0
+version_added: 1.0.0
 description:
   - Reads, in one module call, what the pre-flight of the C(numaops.colocation.node_prep) role checks before it
     plans anything - so that a host costs one round trip here instead of about fifteen

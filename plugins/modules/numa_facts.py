@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: numa_facts
 short_description: A node's NUMA topology and the kubelet's CPU and memory placement on it, as facts
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - Reads the node's NUMA topology from sysfs and the kubelet's placement from its state files, and returns
     it as the fact C(numaops_numa). Reads only; changes nothing; the same in check mode.

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: report_files
 short_description: Write a run's report files into a directory on the controller, in one task
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Creates O(dir) on the controller when it is missing (with its parents, mode 0755) and writes each file of
     O(files) into it, replacing it atomically (a temporary file in the same directory, then a rename), mode O(mode).
