@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -59,7 +58,6 @@ def which(*names):
             return path
     sys.exit('%s is not installed: the docs site is checked in a real browser. Install the Debian packages chromium '
              'and chromium-driver (tests/apt-packages.txt; scripts/lib.sh ensure_apt).' % ' / '.join(names))
-    return None
 
 
 class WebDriver:
