@@ -10,7 +10,8 @@
 # its selftest, which molecule:vm does itself when run alone)
 # upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the
 # kubelets of the oldest and the newest release kubelet_config knows (1.31, 1.37), which the test VM's node
-# runs; the newest containerd, which the corpus test and the containerd integration target load our files into;
+# runs; the newest containerd, which the corpus test and the containerd integration target load our files into
+# (with Debian's containerd 1.7 and 2.x, which the upstream stage fetches into the cache as well);
 # the test control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok)
 # with Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets runs
 # the real-kubelet agreement test with the two kubelets (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
