@@ -31,7 +31,6 @@ import time
 
 import ansible
 import ansible_collections
-import pytest
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, 'standins'))
