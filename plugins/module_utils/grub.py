@@ -2,7 +2,9 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Boot loader layouts: backend detection and grub.cfg target discovery.
+"""grub.cfg files: where they are (their links, EFI configfile stubs, the BLS entries beside them) and their text
+(the linux/linux16/linuxefi lines, the edit of their arguments, the prediction of what grub-mkconfig writes). The
+backends that use them, and which one is picked, are in bootloader/.
 
 Everything takes paths as arguments so a sandbox tree can stand for ``/``: ``boot_dir`` for
 ``/boot`` and ``etc_dir`` for ``/etc``. Absolute symlink targets under ``/boot`` or ``/etc`` are
@@ -14,17 +16,14 @@ __metaclass__ = type
 
 import glob
 import os
+import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import (
-    configfile_target,
-    is_configfile_stub,
+    GRUB_CMDLINE_VARS,
+    edit_tokens,
+    token_key,
+    tokenize,
 )
-
-BACKENDS = ('grubby', 'grub2-mkconfig', 'update-grub', 'grubcfg')
-
-
-class BootLoaderError(Exception):
-    """No usable boot loader layout; the message says what was looked for."""
 
 
 def rebase(path, boot_dir='/boot', etc_dir='/etc'):
@@ -138,29 +137,155 @@ def bls_entries(bls_dir):
     return sorted(glob.glob(os.path.join(bls_dir, '*.conf')))
 
 
-def detect_backend(tools, boot_dir='/boot', etc_dir='/etc', bls_dir=None):
-    """Pick a backend from the tools found and the layout of boot_dir.
+# ---------------------------------------------------------------------------------------------------------------
+# grub.cfg text
 
-    ``tools`` maps 'grubby', 'grub-mkconfig' (grub2-mkconfig or grub-mkconfig), 'update-grub' to a
-    path or None. Order: grubby with BLS entries; update-grub (Debian/Ubuntu: no <boot>/grub2);
-    grub2-mkconfig with a grub.cfg to regenerate; update-grub. ``grubcfg`` is never chosen automatically.
+_LINUX_RE = re.compile(r'^(?P<lead>[ \t]*)(?P<cmd>linux|linux16|linuxefi)(?P<sep>[ \t]+)(?P<kernel>\S+)'
+                       r'(?P<args>[^\r\n]*)(?P<nl>\r?\n?)$')
+
+
+def grub_cfg_linux_lines(text):
+    """[(line index, kernel path, arg tokens)] of the linux/linux16/linuxefi lines of grub.cfg."""
+    found = []
+    for i, line in enumerate(text.splitlines(True)):
+        m = _LINUX_RE.match(line)
+        if m:
+            found.append((i, m.group('kernel'), tokenize(m.group('args'), quotes='"\'')))
+    return found
+
+
+def _rewrite_linux_lines(text, new_args):
+    """``text`` with the args of every linux/linux16/linuxefi line replaced by ``new_args(old_tokens, n)``
+    (``n`` counts the linux lines from 0); lines whose tokens do not change, and all other lines, are kept
+    byte-exact."""
+    lines = text.splitlines(True)
+    n = 0
+    for i, line in enumerate(lines):
+        m = _LINUX_RE.match(line)
+        if not m:
+            continue
+        old = tokenize(m.group('args'), quotes='"\'')
+        new = new_args(old, n)
+        n += 1
+        if new == old:
+            continue
+        lines[i] = '%s%s%s%s %s%s' % (m.group('lead'), m.group('cmd'), m.group('sep'), m.group('kernel'),
+                                      ' '.join(new), m.group('nl'))
+    return ''.join(lines)
+
+
+def edit_grub_cfg(text, present, absent):
+    """Set the args on every linux/linux16/linuxefi line of a grub.cfg; other lines are kept byte-exact."""
+    return _rewrite_linux_lines(text, lambda old, n: edit_tokens(old, present, absent, 'in_place'))
+
+
+def grub_cfg_default_cmdline(text):
+    """Tokens of the first linux line of a grub.cfg (the default entry with GRUB_DEFAULT=0), or None."""
+    found = grub_cfg_linux_lines(text)
+    return found[0][2] if found else None
+
+
+def _last_run(tokens, run):
+    """Index of the last place where ``run`` occurs as consecutive items of ``tokens``, or -1."""
+    n = len(run)
+    for i in range(len(tokens) - n, -1, -1):
+        if tokens[i:i + n] == run:
+            return i
+    return -1
+
+
+def predict_generated_args(tokens, before, after, default_entry=False):
+    """Predict the args grub-mkconfig writes on a linux line once /etc/default/grub went from before to after.
+
+    ``tokens`` are the line's args in the current grub.cfg; ``before``/``after`` are
+    grub_defaults_cmdline() of /etc/default/grub before and after the edit. grub-mkconfig writes
+    ``root=... ro`` (worked out by the generator), then GRUB_CMDLINE_LINUX followed by
+    GRUB_CMDLINE_LINUX_DEFAULT on normal entries, GRUB_CMDLINE_LINUX alone on recovery entries
+    (``single``/``recovery`` before it). So:
+
+    * where the line holds the old values as one consecutive run, that run is replaced by the new
+      values and the generator's own words around it are kept;
+    * otherwise, on a line starting with ``root=`` (the generator's form): the default (first) entry
+      is ``root=... ro``, the new GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT, then the trailing
+      grub ``$variables`` of the line (Ubuntu's ``$vt_handoff``); another entry whose old values were
+      empty gets the new ones at its end (GRUB_CMDLINE_LINUX alone on a recovery entry).
+
+    None when nothing fits (a hand-edited line).
     """
-    bls_dir = bls_dir or os.path.join(boot_dir, 'loader', 'entries')
-    if tools.get('grubby') and bls_entries(bls_dir):
-        return 'grubby'
-    debian = tools.get('update-grub') and tools.get('grub-mkconfig')
-    if debian and not os.path.isdir(os.path.join(boot_dir, 'grub2')):
-        return 'update-grub'
-    if tools.get('grub-mkconfig'):
-        paths, _notes = grub_cfg_candidates('grub2-mkconfig', boot_dir, etc_dir)
-        if paths:
-            return 'grub2-mkconfig'
-    if debian:
-        return 'update-grub'
-    found = ', '.join('%s=%s' % (k, v) for k, v in sorted(tools.items()) if v) or 'none'
-    raise BootLoaderError(
-        'no supported boot loader found: looked for grubby with BLS entries in %s, update-grub '
-        '(Debian/Ubuntu), grub2-mkconfig/grub-mkconfig with a grub.cfg under %s (or %s/grub2*.cfg); '
-        'tools found: %s. Install the grub tools, point grubby_path/grub_mkconfig_path/update_grub_path '
-        'at them, or set backend=grubcfg with grub_cfg_paths to edit grub.cfg directly'
-        % (bls_dir, boot_dir, etc_dir, found))
+    lin, dflt = GRUB_CMDLINE_VARS
+    for old, new in ((before[lin] + before[dflt], after[lin] + after[dflt]), (before[lin], after[lin])):
+        if old:
+            i = _last_run(tokens, old)
+            if i >= 0:
+                return tokens[:i] + new + tokens[i + len(old):]
+    if not tokens or token_key(tokens[0]) != 'root':
+        return None
+    start = 2 if len(tokens) > 1 and tokens[1] == 'ro' else 1
+    if default_entry:
+        new = after[lin] + after[dflt]
+    elif before[lin]:
+        return None
+    elif 'single' in tokens or 'recovery' in tokens:
+        new = after[lin]
+    elif not before[dflt]:
+        new = after[lin] + after[dflt]
+    else:
+        return None
+    end = len(tokens)
+    while end > start and tokens[end - 1].startswith('$') and tokens[end - 1] not in new:
+        end -= 1
+    return (tokens[:start] if default_entry else tokens[:end]) + new + tokens[end:]
+
+
+def predict_generated_cfg(text, before, after, present, absent):
+    """The grub.cfg ``text`` with every linux line as grub-mkconfig is predicted to write it.
+
+    Each line goes through predict_generated_args() (the first one as the default entry); a line no
+    prediction fits gets the args edited in place as edit_grub_cfg() does. Other lines are kept.
+    """
+    def new_args(old, n):
+        new = predict_generated_args(old, before, after, default_entry=n == 0)
+        return edit_tokens(old, present, absent, 'in_place') if new is None else new
+    return _rewrite_linux_lines(text, new_args)
+
+
+def is_configfile_stub(text):
+    """True for an EFI grub.cfg that only loads another file (``configfile``) and has no menu entry."""
+    has_configfile = False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith('#'):
+            continue
+        if _LINUX_RE.match(line) or s.startswith('menuentry') or s.startswith('blscfg'):
+            return False
+        if s.startswith('configfile'):
+            has_configfile = True
+    return has_configfile
+
+
+def configfile_target(text):
+    """The path a configfile stub loads, with ``$prefix`` / ``${prefix}`` and ``($dev)`` resolved.
+
+    Returns the path on its file system (for example ``/grub2/grub.cfg`` or ``/boot/grub2/grub.cfg``),
+    or None.
+    """
+    variables = {}
+    target = None
+    for line in text.splitlines():
+        s = line.strip()
+        m = re.match(r'^set\s+(\w+)=(\S+)$', s)
+        if m:
+            variables[m.group(1)] = m.group(2).replace('"', '').replace("'", '')
+            continue
+        m = re.match(r'^configfile\s+(\S+)$', s)
+        if m:
+            target = m.group(1).replace('"', '').replace("'", '')
+    if target is None:
+        return None
+    for _i in range(5):
+        new = re.sub(r'\$\{?(\w+)\}?', lambda mm: variables.get(mm.group(1), mm.group(0)), target)
+        if new == target:
+            break
+        target = new
+    target = re.sub(r'^\([^)]*\)', '', target)
+    return target if target.startswith('/') else None

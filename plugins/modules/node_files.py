@@ -277,8 +277,10 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native
 from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, RESTORE_SPEC, SNAPSHOT_SPEC, NodeFileError, changed_meanwhile_message, check_writable,
-    is_state as nodefile_is_state, oversize_message, parse_mode, put_back, read_for_plan, read_limited,
-    remove_stale_temp_files, replace_file, restore_state, sha1, snapshot_entry, write_error, write_target,
+    oversize_message, read_for_plan, read_limited, remove_stale_temp_files, sha1, write_error, write_target,
+)
+from ansible_collections.numaops.colocation.plugins.module_utils.nodewrite import (
+    is_state, parse_mode, put_back, replace_file, restore_state, snapshot_entry,
 )
 
 ARGUMENT_SPEC = dict(
@@ -373,7 +375,7 @@ def _restore(module, entries, limit, result):
             module.fail_json(msg=str(err), **result)
     failed = []
     for state in states:
-        if nodefile_is_state(state):
+        if is_state(state):
             continue
         result['restored'].append(state['path'])
         if module.check_mode:

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cmdline as c
+from ansible_collections.numaops.colocation.plugins.module_utils import bootloader as b
 from ansible_collections.numaops.colocation.plugins.module_utils import grub as g
 
 
@@ -258,21 +259,21 @@ menuentry 'rescue' {
 
 def test_edit_grub_cfg_every_linux_line():
     present, absent = wanted(['mem_sampling_on', 'crashkernel=1024M'], absent=['rhgb'])
-    out = c.edit_grub_cfg(GRUB_CFG, present, absent)
-    lines = c.grub_cfg_linux_lines(out)
+    out = g.edit_grub_cfg(GRUB_CFG, present, absent)
+    lines = g.grub_cfg_linux_lines(out)
     assert [k for _i, k, _t in lines] == ['/vmlinuz-5.10', '/vmlinuz-0-rescue', '/vmlinuz']
     assert lines[0][2] == ['root=/dev/mapper/openeuler-root', 'ro', 'crashkernel=1024M', 'quiet', 'mem_sampling_on']
     assert lines[1][2] == ['root=/dev/mapper/openeuler-root', 'ro', '$extra', "'a b'", 'quiet', 'mem_sampling_on',
                            'crashkernel=1024M']
     assert '\tlinuxefi /vmlinuz-5.10 root=' in out and '\tinitrdefi /initramfs-5.10.img\n' in out
     assert "\tset root='hd0,gpt2'\n" in out
-    assert c.edit_grub_cfg(out, present, absent) == out
-    assert c.grub_cfg_default_cmdline(out) == lines[0][2]
+    assert g.edit_grub_cfg(out, present, absent) == out
+    assert g.grub_cfg_default_cmdline(out) == lines[0][2]
 
 
 def test_edit_grub_cfg_untouched_when_satisfied():
     present, absent = wanted(['ro'], absent=['nomodeset'])
-    assert c.edit_grub_cfg(GRUB_CFG, present, absent) == GRUB_CFG
+    assert g.edit_grub_cfg(GRUB_CFG, present, absent) == GRUB_CFG
 
 
 def vars_of(linux, default=''):
@@ -304,7 +305,7 @@ def vars_of(linux, default=''):
      'root=/dev/sda ro rhgb quiet'),
 ])
 def test_predict_generated_args(line, before, after, default_entry, expect):
-    got = c.predict_generated_args(c.tokenize(line), vars_of(*before), vars_of(*after), default_entry)
+    got = g.predict_generated_args(c.tokenize(line), vars_of(*before), vars_of(*after), default_entry)
     assert got == (None if expect is None else expect.split())
 
 
@@ -314,13 +315,13 @@ def test_predict_generated_cfg():
     present, absent = wanted(['mem_sampling_on'])
     before = vars_of('', 'quiet')
     after = vars_of('mem_sampling_on', 'quiet')
-    out = c.predict_generated_cfg(cfg, before, after, present, absent)
-    lines = c.grub_cfg_linux_lines(out)
+    out = g.predict_generated_cfg(cfg, before, after, present, absent)
+    lines = g.grub_cfg_linux_lines(out)
     assert lines[0][2] == ['root=/dev/vda', 'ro', 'mem_sampling_on', 'quiet']
     # empty GRUB_CMDLINE_LINUX before: the recovery line gets the new one at its end
     assert lines[1][2] == ['root=/dev/vda', 'ro', 'single', 'mem_sampling_on']
     assert out.startswith('menuentry d {\n') and out.endswith('}\n')
-    assert c.predict_generated_cfg(cfg, before, before, [], []) == cfg
+    assert g.predict_generated_cfg(cfg, before, before, [], []) == cfg
 
 
 @pytest.mark.parametrize('text, stub, target', [
@@ -332,8 +333,8 @@ def test_predict_generated_cfg():
     ('insmod blscfg\nblscfg\nconfigfile /x\n', False, '/x'),
 ])
 def test_configfile_stubs(text, stub, target):
-    assert c.is_configfile_stub(text) is stub
-    assert c.configfile_target(text) == target
+    assert g.is_configfile_stub(text) is stub
+    assert g.configfile_target(text) == target
 
 
 def test_bls_entry_options():
@@ -379,12 +380,12 @@ def test_efi_stub_replaced_by_target(tmp_path):
 
 def test_detect_backend(tmp_path):
     boot, etc = _tree(tmp_path, {'boot/grub2/grub.cfg': GRUB_CFG, 'boot/loader/entries/a.conf': 'options ro\n'})
-    assert g.detect_backend({'grubby': '/x/grubby', 'grub-mkconfig': '/x/g'}, boot, etc) == 'grubby'
-    assert g.detect_backend({'grubby': None, 'grub-mkconfig': '/x/g', 'update-grub': '/x/u'}, boot, etc) == 'grub2-mkconfig'
-    assert g.detect_backend({'grub-mkconfig': '/x/g'}, boot, etc) == 'grub2-mkconfig'
+    assert b.detect_backend({'grubby': '/x/grubby', 'grub-mkconfig': '/x/g'}, boot, etc) == 'grubby'
+    assert b.detect_backend({'grubby': None, 'grub-mkconfig': '/x/g', 'update-grub': '/x/u'}, boot, etc) == 'grub2-mkconfig'
+    assert b.detect_backend({'grub-mkconfig': '/x/g'}, boot, etc) == 'grub2-mkconfig'
     deb_boot, deb_etc = _tree(tmp_path / 'deb', {'boot/grub/grub.cfg': GRUB_CFG})
-    assert g.detect_backend({'grub-mkconfig': '/x/g', 'update-grub': '/x/u'}, deb_boot, deb_etc) == 'update-grub'
-    with pytest.raises(g.BootLoaderError, match='no supported boot loader found'):
-        g.detect_backend({}, deb_boot, deb_etc)
-    with pytest.raises(g.BootLoaderError, match='no supported boot loader found'):
-        g.detect_backend({'grub-mkconfig': '/x/g'}, deb_boot + '/nothing', deb_etc)
+    assert b.detect_backend({'grub-mkconfig': '/x/g', 'update-grub': '/x/u'}, deb_boot, deb_etc) == 'update-grub'
+    with pytest.raises(b.BootLoaderError, match='no supported boot loader found'):
+        b.detect_backend({}, deb_boot, deb_etc)
+    with pytest.raises(b.BootLoaderError, match='no supported boot loader found'):
+        b.detect_backend({'grub-mkconfig': '/x/g'}, deb_boot + '/nothing', deb_etc)

@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
 from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -146,7 +147,7 @@ def test_nul_byte_refused_naming_file_and_line(tmp_path, capsys):
 def test_oversized_grub_cfg_refused_naming_the_limit(tmp_path, capsys):
     root, cfg, args = grubcfg(tmp_path)
     with open(cfg, 'ab') as f:
-        f.write(b"#" * (kernel_cmdline.MAX_GRUB_CFG_BYTES + 1) + b'\n')
+        f.write(b"#" * (nodefile.MAX_GRUB_CFG_BYTES + 1) + b'\n')
     before = tree(root)
     res = run(capsys, **args)
     assert res['failed'] is True
