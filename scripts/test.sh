@@ -10,7 +10,8 @@
 # its selftest, which molecule:vm does itself when run alone)
 # upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the
 # kubelets of the oldest and the newest release kubelet_config knows (1.31, 1.37), which the test VM's node
-# runs; the newest containerd, which the corpus test and the containerd integration target load our files into;
+# runs; the newest containerd, which the corpus test and the containerd integration target load our files into
+# (with Debian's containerd 1.7 and 2.x, which the upstream stage fetches into the cache as well);
 # the test control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok)
 # with Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets runs
 # the real-kubelet agreement test with the two kubelets (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
@@ -41,16 +42,29 @@ coll_tree() { [ -n "$COLL_TREE" ] || COLL_TREE=$(make_collection_tree); echo "$C
 cleanup() { rm -rf "$LINK_TOP"; [ -z "$MOLECULE_RUN_DIR" ] || rm -rf "$MOLECULE_RUN_DIR"; [ -z "$COLL_TREE" ] || rm -rf "${COLL_TREE%/ansible_collections/*}"; }
 trap cleanup EXIT
 
+# Debian's containerd 1.7 (trixie) and 2.x (sid), fetched with apt-get into the cache (never installed): the
+# corpus test (unit stage) and the containerd_nri integration target load our files into them
+FETCH_CONTAINERD=tests/integration/targets/containerd_nri/files/fetch-containerd.sh
+export NUMAOPS_CACHE
+fetch_debian_containerd() {
+  local suite
+  for suite in trixie sid; do
+    sh "$FETCH_CONTAINERD" "$suite" "$NUMAOPS_CACHE/containerd" >/dev/null \
+      || die "Debian's containerd ($suite) could not be fetched: sh $FETCH_CONTAINERD $suite $NUMAOPS_CACHE/containerd"
+  done
+}
 stage_upstream() {
   log "upstream programs built from their Go modules (scripts/upstream.sh, cached by version): $UPSTREAM_COMPONENTS"
   # shellcheck disable=SC2086
   nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS
+  log "Debian's containerd 1.7 and 2.x ($FETCH_CONTAINERD, cached)"
+  fetch_debian_containerd
 }
 # the stages with cluster-side tests make sure of the upstream programs first: a stage run alone
 # (scripts/test.sh unit) builds them when missing; in a whole run they start after the upstream job, so this
 # only checks the cache (well under a second)
 # shellcheck disable=SC2086
-ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; }
+ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; fetch_debian_containerd; }
 stage_unit() {
   ensure_upstream
   log "pytest: tests/unit and tests/system (the real-kubelet agreement test runs in the kubelets stage)"

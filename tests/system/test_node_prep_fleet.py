@@ -91,7 +91,7 @@ def _files(tree):
 @pytest.fixture(name='top')
 def top_fixture(tmp_path):
     if not shutil.which('ansible-playbook'):
-        pytest.skip('ansible-playbook is not installed')
+        playbooks.missing('ansible-playbook is not installed', 'scripts/lib.sh ensure_venv installs it')
     return tmp_path
 
 

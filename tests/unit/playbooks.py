@@ -16,20 +16,28 @@ import pytest
 import ansible_collections
 
 
+def missing(what, fix):
+    """A tool the end-to-end tests need is missing: under ansible-test units (which may not provide it) the test is
+    skipped, saying so; in the plain pytest stage of scripts/test.sh, which always has it, the test fails."""
+    if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
+        pytest.skip('%s: under ansible-test units; the plain pytest stage (scripts/test.sh unit) runs it' % what)
+    pytest.fail('%s: %s' % (what, fix))
+
+
 def collections_path():
-    """The directory holding ansible_collections/numaops/colocation (for ANSIBLE_COLLECTIONS_PATH); skips the test
-    when the collection tree is not importable."""
+    """The directory holding ansible_collections/numaops/colocation (for ANSIBLE_COLLECTIONS_PATH)."""
     for entry in ansible_collections.__path__:
         if os.path.isdir(os.path.join(entry, 'numaops', 'colocation', 'plugins', 'modules')):
             return os.path.dirname(entry)
-    pytest.skip('the collection tree is not on sys.path')
+    missing('the collection tree is not on sys.path', 'run pytest from the repository (tests/unit/conftest.py sets it '
+            'up) or with PYTHONPATH naming a directory that holds ansible_collections/numaops/colocation')
     return None
 
 
 def ansible_playbook():
     found = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
     if not found:
-        pytest.skip('ansible-playbook is not installed')
+        missing('ansible-playbook is not installed', 'scripts/lib.sh ensure_venv installs it (tests/requirements-dev.txt)')
     return found
 
 

@@ -17,8 +17,9 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
-yaml = pytest.importorskip('yaml')
+from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AWX = os.path.join(ROOT, 'examples', 'awx')
@@ -126,7 +127,7 @@ def test_collection_metadata_for_ansible_builder():
 def _builder():
     found = shutil.which('ansible-builder', path=os.path.dirname(sys.executable)) or shutil.which('ansible-builder')
     if not found:
-        pytest.skip('ansible-builder is not installed')
+        playbooks.missing('ansible-builder is not installed', 'scripts/lib.sh ensure_venv installs it (tests/requirements-dev.txt)')
     return found
 
 

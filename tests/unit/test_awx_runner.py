@@ -60,7 +60,8 @@ def awx_job_fixture(tmp_path_factory):
     sandbox node and the control plane; ``run.fresh_sandbox(name)`` makes another sandbox, ``run.inventory``,
     ``run.api_pods``, ``run.cluster`` and ``run.top`` (the job directory) are what the jobs use."""
     if not _kubernetes_core_installed() or not shutil.which('ansible-playbook'):
-        pytest.skip('ansible-playbook with kubernetes.core is not installed')
+        playbooks.missing('ansible-playbook with kubernetes.core is not installed',
+                          'scripts/lib.sh ensure_venv installs both (tests/requirements-dev.txt)')
     top = tmp_path_factory.mktemp('awx')
     sandbox = top / 'sandbox'
     shutil.copytree(os.path.join(ROOT, 'examples', 'sandbox', 'tree'), str(sandbox / 'tree'), symlinks=True)

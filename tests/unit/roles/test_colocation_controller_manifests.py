@@ -87,7 +87,7 @@ PLAYBOOK = """
 def render(tmp_path, extra_vars):
     playbook = shutil.which('ansible-playbook', path=os.path.dirname(sys.executable)) or shutil.which('ansible-playbook')
     if not playbook:
-        pytest.skip('ansible-playbook is not installed')
+        playbooks.missing('ansible-playbook is not installed', 'scripts/lib.sh ensure_venv installs it')
     (tmp_path / 'render.yml').write_text(PLAYBOOK)
     out = tmp_path / 'manifests.json'
     (tmp_path / 'vars.json').write_text(json.dumps(dict(extra_vars, out=str(out), ansible_python_interpreter=sys.executable)))
@@ -398,7 +398,8 @@ def _agentconfig_binary():
     """Build tests/volcano/agentconfig (our Go program on Volcano's own agent config types) once per source."""
     go = shutil.which('go')
     if not go:
-        pytest.skip('go is not installed: tests/volcano/agentconfig reads the ConfigMap with Volcano\'s Go types')
+        playbooks.missing('go is not installed: tests/volcano/agentconfig reads the ConfigMap with Volcano\'s Go types',
+                          'install Go (scripts/upstream.sh needs it too)')
     digest = hashlib.sha256()
     for name in ('go.mod', 'go.sum', 'main.go'):
         with open(os.path.join(AGENTCONFIG_SOURCE, name), 'rb') as handle:

@@ -31,13 +31,9 @@ import time
 
 import ansible
 import ansible_collections
-import pytest
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('kills module processes at seeded points: in the plain pytest stage only', allow_module_level=True)
-
-TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(os.path.dirname(TESTS), 'standins'))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TESTS, 'standins'))
 import grub_sandbox  # noqa: E402  pylint: disable=wrong-import-position
 
 ITERATIONS = 10

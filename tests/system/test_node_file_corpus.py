@@ -6,9 +6,10 @@ fixtures/kubelet/README.md) and hostile inputs, through Ansible itself (action p
 
 For every case: the outcome, a message naming the file and the reason, and the sha256 of every involved file
 before and after (a refusal leaves all of them byte-identical; links stay links). Edited containerd files are
-then loaded by the real containerd of that release (`containerd --config FILE config dump`) where its binary
-is at hand: Debian's 1.7 and 2.1 from tests/integration/targets/containerd_nri/files/fetch-containerd.sh's
-cache, the newest from scripts/upstream.sh (or NUMAOPS_CONTAINERD_NEWEST_DIR). The grub files' hostile cases
+then loaded by the real containerd of that release (`containerd --config FILE config dump`): Debian's 1.7 and
+2.1 from tests/integration/targets/containerd_nri/files/fetch-containerd.sh's cache, the newest from
+scripts/upstream.sh (or NUMAOPS_CONTAINERD_NEWEST_DIR); a missing one fails the test, naming the command that
+makes it. The grub files' hostile cases
 are in tests/unit/plugins/modules/test_kernel_cmdline_hostile.py (the module runs in-process there).
 """
 from __future__ import annotations
@@ -22,12 +23,9 @@ import pytest
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('runs ansible-playbook and real containerd binaries: in the plain pytest stage only', allow_module_level=True)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(os.path.dirname(HERE), 'fixtures')
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
+REPO = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(REPO, 'tests', 'unit', 'plugins', 'fixtures')
 CACHE = os.environ.get('NUMAOPS_CACHE') or os.path.expanduser('~/.cache/numaops-colocation')
 MIB = 1024 * 1024
 
@@ -43,20 +41,29 @@ def sha(path):
         return hashlib.sha256(handle.read()).hexdigest()
 
 
+FETCH_CONTAINERD = 'tests/integration/targets/containerd_nri/files/fetch-containerd.sh'
+
+
 def containerd_binary(release):
-    """The real containerd of a release line, or None: '1.7' / '2.1' (Debian), 'newest' (built from its Go module)."""
+    """The real containerd of a release line: '1.7' / '2.1' (Debian), 'newest' (built from its Go module). Fails,
+    naming the command that makes it, when it is not there: scripts/test.sh fetches and builds them in its
+    upstream stage, before the unit stage (and when the unit stage runs alone)."""
     if release == 'newest':
         candidates = [os.environ.get('NUMAOPS_CONTAINERD_NEWEST_DIR')]
         script = os.path.join(REPO, 'scripts', 'upstream.sh')
         if os.access(script, os.X_OK):
             proc = subprocess.run([script, 'path', 'containerd'], capture_output=True, text=True, check=False)
             candidates.append(proc.stdout.strip() if proc.returncode == 0 else None)
+        command = 'scripts/upstream.sh build containerd'
     else:
         suite = {'1.7': 'trixie', '2.1': 'sid'}[release]
         candidates = [os.path.join(CACHE, 'containerd', suite, 'root', 'usr', 'bin')]
+        command = 'sh %s %s %s' % (FETCH_CONTAINERD, suite, os.path.join(CACHE, 'containerd'))
     for directory in candidates:
         if directory and os.access(os.path.join(directory, 'containerd'), os.X_OK):
             return os.path.join(directory, 'containerd')
+    pytest.fail('no containerd %s binary here: `%s` makes it (scripts/test.sh upstream does, and every stage that '
+                'needs it when run alone)' % (release, command))
     return None
 
 
@@ -311,9 +318,6 @@ def test_every_case(corpus):
 @pytest.mark.parametrize('release', ['1.7', '2.1', 'newest'])
 def test_edited_files_load_in_the_real_containerd(corpus, release):
     binary = containerd_binary(release)
-    if binary is None:
-        pytest.skip('no containerd %s binary here (fetch-containerd.sh cache / scripts/upstream.sh); the corpus '
-                    'edits are checked by type and layout only' % release)
     checked = 0
     for name, case in corpus.items():
         if case.release != release or case.result.get('failed'):
