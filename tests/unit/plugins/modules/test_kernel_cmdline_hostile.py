@@ -319,3 +319,66 @@ def test_a_result_that_cannot_be_returned_puts_the_files_back(tmp_path, capsys, 
     assert res['failed'] is True and 'cannot return the result: cannot serialise' in res['msg']
     assert 'restored byte for byte' in res['msg']
     assert tree(root) == before
+
+
+def link_into(path, kind, store):
+    """Make ``path`` a link of ``kind`` to a file in ``store`` holding its bytes and mode 0640."""
+    os.makedirs(store, exist_ok=True)
+    name = os.path.basename(path)
+    final = os.path.join(store, name + '.real')
+    shutil.move(path, final)
+    os.chmod(final, 0o640)
+    here = os.path.dirname(path)
+    if kind == 'relative-link':
+        os.rename(final, os.path.join(here, name + '.real'))
+        os.symlink(name + '.real', path)
+    elif kind == 'absolute-link':
+        os.symlink(final, path)
+    elif kind == 'chain':
+        os.symlink(name + '.middle', path)
+        os.symlink(os.path.relpath(final, here), os.path.join(here, name + '.middle'))
+    else:  # another directory
+        os.symlink(os.path.relpath(final, here), path)
+
+
+def node_state(root):
+    """Every name under root: links as their text, files as (bytes, mode)."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in ('grub.d', 'sbin')]
+        for name in files:
+            p = os.path.join(dirpath, name)
+            if os.path.islink(p):
+                out[p] = ('link', os.readlink(p))
+            else:
+                with open(p, 'rb') as f:
+                    out[p] = (f.read(), os.stat(p).st_mode & 0o7777)
+    return out
+
+
+@pytest.mark.parametrize('kind', ['relative-link', 'absolute-link', 'chain', 'other-directory'])
+def test_failure_after_writes_puts_back_every_file_reached_through_a_link(tmp_path, capsys, monkeypatch, kind):
+    root, cfg, args = grubcfg(tmp_path)
+    kernel_cmdline_file = root + '/etc/kernel/cmdline'
+    os.makedirs(os.path.dirname(kernel_cmdline_file))
+    with open(kernel_cmdline_file, 'w') as f:
+        f.write('root=/dev/mapper/openeuler-root ro quiet\n')
+    store = root + '/srv/config'
+    for path in (root + '/etc/default/grub', kernel_cmdline_file, cfg):
+        link_into(path, kind, store)
+    before = node_state(root)
+    real_move = kernel_cmdline.AnsibleModule.atomic_move
+    moved = []
+
+    def atomic_move(self, src, dest, *a, **kw):
+        moved.append(dest)
+        if os.path.basename(dest) == 'cmdline.real':  # /etc/kernel/cmdline: the last file written
+            raise OSError(28, 'No space left on device')
+        return real_move(self, src, dest, *a, **kw)
+
+    monkeypatch.setattr(kernel_cmdline.AnsibleModule, 'atomic_move', atomic_move)
+    res = run(capsys, **args)
+    assert res['failed'] is True and 'No space left on device' in res['msg'], res
+    assert len(moved) >= 3, 'the defaults file and grub.cfg were written before the failure'
+    assert 'restored byte for byte' in res['msg']
+    assert node_state(root) == before
