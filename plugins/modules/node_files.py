@@ -110,8 +110,9 @@ options:
     default: 1048576
   restore:
     description:
-      - Files to put back as O(snapshot) copied them, given as the entries of RV(snapshots) (C(numaops.colocation.node_prep)'s
-        rollback passes them back). Done after O(lock), O(expect) and O(snapshot), before O(write) and O(remove).
+      - Files to put back as O(snapshot) copied them, given as the entries of RV(snapshots) (the rollback of the
+        role R(numaops.colocation.node_prep,ansible_collections.numaops.colocation.node_prep_role) passes them back).
+        Done after O(lock), O(expect) and O(snapshot), before O(write) and O(remove).
       - Every copy is checked against its C(checksum) before anything is restored; a missing or different copy
         fails the task with nothing restored.
       - A file that existed gets its bytes, mode, owner and group back, through the same atomic replacement as
