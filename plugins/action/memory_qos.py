@@ -6,14 +6,15 @@
 
 The pods as the API returns them carry much the module never reads (managedFields, env, volumes, probes): on a
 full node that is megabytes sent to the node, parsed and validated there, and echoed back in the module's
-invocation. Here, on the controller, each pod is cut down to what the module reads (memqos.POD_FIELDS); the
-module then runs as it would have."""
+invocation. Here, on the controller, each pod is cut down to what the module reads (memqos.POD_FIELDS and the
+flavour's pod_fields); the module then runs as it would have."""
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos
+from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours import DEFAULT, FLAVOURS
 
 MODULE = 'numaops.colocation.memory_qos'
 
@@ -29,7 +30,10 @@ class ActionModule(ActionBase):
         del tmp
         args = dict(self._task.args)
         if args.get('pods') is not None:
-            args['pods'] = memqos.slim_pods(args['pods'])
+            # the fields the flavour reads too (an unknown flavour: all of them, the module then refuses it)
+            flavour = FLAVOURS.get(args.get('flavour') or DEFAULT)
+            if flavour is not None:
+                args['pods'] = memqos.slim_pods(args['pods'], flavour.pod_fields)
         wrap_async = self._task.async_val and not self._connection.has_native_async
         result = merge_hash(result, self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars,
                                                          wrap_async=wrap_async))

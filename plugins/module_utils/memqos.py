@@ -1,28 +1,23 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Memory QoS planning for a node: pods + ColocationConfiguration -> cgroup v2 values and ordered writes.
+"""Memory QoS planning for a node, whatever decides the values: pods -> cgroup v2 values and ordered writes.
 
 Pure (no file access) and stdlib-only; runs on managed nodes (Python 3.8+). The module
-``numaops.colocation.memory_qos`` reads the cgroup tree into a snapshot, asks :func:`plan_node` what
-to write, and writes in the returned order.
+``numaops.colocation.memory_qos`` reads the cgroup tree into a snapshot, asks a *flavour* (a file of
+``memqos_flavours``: which pods, which values per container and per level, see :class:`Flavour`) what each
+pod and container should hold, asks :func:`plan_node` what to write, and writes in the returned order.
 
-Per container (what the Volcano agent does, see docs/memory_qos.md):
+What every flavour shares (this file):
 
-* ``memory.high`` = ``max`` when the limit is absent/zero or highRatio >= 100, else
-  ``limit * highRatio // 100``;
-* ``memory.low`` = ``request * lowRatio // 100``; ``memory.min`` = ``request * minRatio // 100``;
-* when the pod's ``volcano.sh/qos-level`` is absent, unknown, LS or BE (level <= 1) and the container
-  declares the batch memory resource (``kubernetes.io/batch-memory`` unless the agent's
-  ``--extend-resource-memory-name`` says otherwise; in limits or requests, looked up separately), that
-  quantity is used instead of ``memory``;
-* only pods with the condition Ready=True and no deletionTimestamp are handled (the agent's pod probe);
+* cgroup paths of pods and containers (``cgroup.py``), validated before they become paths; only running
+  containers with a container ID are written;
 * quantities are exact integers (``Quantity.Value()`` rounds up), the kernel stores whole pages
-  (rounding down), and the expected value is what the kernel will store.
-
-Beyond the agent: each managed pod's memory.min/low is the sum of its children's, the QoS-class and
-kubepods levels the sum of theirs, and writes are ordered so that no parent is ever below the sum of
-its children: first every decrease, children before parents; then every increase, parents first.
+  (rounding down), and the expected value is what the kernel will store;
+* the levels above the containers: each managed pod's, each QoS class's and the kubepods cgroup's
+  memory.min/low are the value the flavour gives for that cgroup, or (when it gives none) the sum of its
+  children's; writes are ordered so that no parent is ever below the sum of its children: first every
+  decrease, children before parents; then every increase, parents first.
 
 With the systemd driver every cgroup the module writes is a systemd unit (a ``.slice`` or a ``.scope``), and
 systemd writes a unit's own MemoryMin=/MemoryLow=/MemoryHigh= back into its cgroup whenever it re-applies the
@@ -35,7 +30,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
-from ansible_collections.numaops.colocation.plugins.module_utils import colocation as co
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, quantity_value
 
 MEMORY_HIGH = 'memory.high'
@@ -44,10 +38,8 @@ MEMORY_MIN = 'memory.min'
 CONTAINER_FILES = (MEMORY_HIGH, MEMORY_LOW, MEMORY_MIN)
 PROTECTION_FILES = (MEMORY_MIN, MEMORY_LOW)
 MAX = 'max'
-BATCH_MEMORY = 'kubernetes.io/batch-memory'
-QOS_LEVEL_ANNOTATION = 'volcano.sh/qos-level'
-# Volcano agent: LC and HLS are 2, LS is 1, BE is -1; absent or unknown is 0.
-QOS_LEVELS = {'LC': 2, 'HLS': 2, 'LS': 1, 'BE': -1}
+# What a cgroup the kernel just created holds (and what a reset writes).
+DEFAULTS = {MEMORY_HIGH: 'max', MEMORY_LOW: 0, MEMORY_MIN: 0}
 LEVEL_KUBEPODS, LEVEL_QOS, LEVEL_POD, LEVEL_CONTAINER = 0, 1, 2, 3
 LEVEL_NAMES = {LEVEL_KUBEPODS: 'kubepods', LEVEL_QOS: 'qos', LEVEL_POD: 'pod', LEVEL_CONTAINER: 'container'}
 # The kernel's page_counter limit: PAGE_COUNTER_MAX = LONG_MAX / PAGE_SIZE pages reads back as "max".
@@ -58,23 +50,52 @@ class MemQosError(ValueError):
     """A pod or value that cannot be turned into memory QoS settings (the message names it)."""
 
 
+class Flavour(object):
+    """What decides the values: the interface of a memory-QoS flavour.
+
+    A flavour is one file in ``memqos_flavours/`` with one subclass of this, registered in
+    ``memqos_flavours/__init__.py``. It answers which pods it takes and which values each container and each
+    level gets; the engine (this file) and the module do everything else: reading the pods and the cgroup tree,
+    paths, page rounding, sums, write order, systemd units, check and diff mode, results.
+    """
+
+    #: the value of the module's ``flavour`` option
+    name = None
+    #: the pod fields it reads beyond :data:`POD_FIELDS` (the same shape); the action plugin keeps them
+    pod_fields = {}
+
+    def __init__(self, params):
+        """Take the inputs from the module's parameters (validated here, before the node is looked at).
+
+        Raises :class:`MemQosError` naming the option, the value and what is allowed."""
+        self.params = params
+
+    def ignored(self, pod):
+        """Why the pod is left alone as a whole (counted in ``ignored``, not reported), or None."""
+        return None
+
+    def decide(self, pod):
+        """``{'managed', 'config_name', 'reset', 'reason'}`` (and ``'invalid': True`` with a reason worth a warning;
+        ``'pod_values'``: ``{file: bytes}`` for the pod's own cgroup, else the sum of its children)."""
+        raise NotImplementedError
+
+    def container_values(self, pod, decision, container, index):
+        """``{memory.high, memory.low, memory.min}`` of one container of a managed pod, exact integers or ``'max'``
+        before page rounding. Raises :class:`MemQosError` for a value it cannot use (the container is skipped)."""
+        raise NotImplementedError
+
+    def level_values(self, pods):
+        """Values of the levels above the pods, from every pod not :meth:`ignored`: ``{'kubepods' | 'Burstable' |
+        'BestEffort': {file: bytes}}``; a level or file left out holds the sum of its children."""
+        return {}
+
+
 # ---------------------------------------------------------------- values
-def qos_level(pod):
-    """The Volcano QoS level of a pod from its ``volcano.sh/qos-level`` annotation (0 when absent/unknown)."""
-    return QOS_LEVELS.get(co.pod_annotations(pod).get(QOS_LEVEL_ANNOTATION), 0)
+def quantity_bytes(resources, key, where=''):
+    """Bytes of ``resources[key]`` (a Kubernetes quantity, rounded up like ``Quantity.Value()``); 0 when absent.
 
-
-def allows_batch_memory(level):
-    """Volcano: only levels <= 1 (LS, BE, absent, unknown) may use the batch extended resources."""
-    return level <= 1
-
-
-def memory_bytes(resources, level, where='', batch_memory=BATCH_MEMORY):
-    """Bytes of the memory quantity the agent uses from a ResourceList (0 when absent)."""
+    Raises :class:`MemQosError` naming ``where[key]``, the value and what is allowed."""
     resources = resources or {}
-    key = 'memory'
-    if allows_batch_memory(level) and batch_memory in resources:
-        key = batch_memory
     if key not in resources or resources[key] is None:
         return 0
     field = '%s[%s]' % (where, key) if where else key
@@ -85,23 +106,6 @@ def memory_bytes(resources, level, where='', batch_memory=BATCH_MEMORY):
     if value < 0:
         raise MemQosError('%s is %r; allowed: a non-negative memory quantity' % (field, resources[key]))
     return value
-
-
-def container_values(container, ratios, level, where='', batch_memory=BATCH_MEMORY):
-    """The raw values (before page rounding) the agent computes for one container.
-
-    Exact integers. Volcano computes ``quantity.Value() * int64(ratio) / 100`` in int64, which wraps for
-    quantities above about 92 PB / ratio (``1Ei`` x 80 gives memory.high 0); see docs/memory_qos.md.
-    """
-    resources = container.get('resources') or {}
-    limit = memory_bytes(resources.get('limits'), level, where + '.resources.limits', batch_memory)
-    request = memory_bytes(resources.get('requests'), level, where + '.resources.requests', batch_memory)
-    high = MAX if (limit == 0 or ratios['highRatio'] >= 100) else limit * ratios['highRatio'] // 100
-    return {
-        MEMORY_HIGH: high,
-        MEMORY_LOW: request * ratios['lowRatio'] // 100,
-        MEMORY_MIN: request * ratios['minRatio'] // 100,
-    }
 
 
 def page_round(value, page_size):
@@ -144,58 +148,9 @@ def _less(a, b):
 
 
 # ---------------------------------------------------------------- pods
-def pod_handled(pod):
-    """None when the Volcano agent handles this pod, else why not.
-
-    The agent's pod probe (pkg/agent/events/probes/pods) queues a pod only when it has the condition
-    Ready=True and no deletionTimestamp; every other pod is left as it is (its cgroup files untouched).
-    """
-    if ((pod or {}).get('metadata') or {}).get('deletionTimestamp'):
-        return 'the pod is being deleted (metadata.deletionTimestamp is set)'
-    for condition in (((pod or {}).get('status') or {}).get('conditions') or []):
-        if isinstance(condition, dict) and condition.get('type') == 'Ready' and condition.get('status') == 'True':
-            return None
-    return 'the pod is not Ready (no status.conditions Ready=True)'
-
-
 def pod_ref(pod):
     meta = (pod or {}).get('metadata') or {}
     return '%s/%s' % (meta.get('namespace') or 'default', meta.get('name') or '?')
-
-
-def pod_decision(pod, source, configs=None):
-    """Which ratios apply to a pod: ``{'managed', 'config_name', 'ratios', 'reset', 'reason'}``.
-
-    source 'configs': the winning ColocationConfiguration (its memoryQos, or the reset values when it has
-    none); no winner but the pod carries a colocation annotation: reset (the controller would reset it);
-    otherwise unmanaged. source 'annotations': the agent's reading of ``volcano.sh/colocation-config``:
-    absent or empty -> unmanaged, ``{}`` -> reset; an invalid annotation -> unmanaged with a reason.
-    """
-    result = {'managed': False, 'config_name': None, 'ratios': None, 'reset': False, 'reason': None}
-    annotations = co.pod_annotations(pod)
-    if source == 'configs':
-        winner = co.choose_config(pod, configs or [])
-        if winner is not None:
-            result.update(managed=True, config_name=winner.name,
-                          ratios=co.effective_memory_qos(winner.configuration),
-                          reset=winner.memory_qos is None)
-        elif co.ANNOTATION_CONFIG in annotations or co.ANNOTATION_CONFIG_NAME in annotations:
-            result.update(managed=True, ratios=co.effective_memory_qos({}), reset=True)
-        else:
-            result['reason'] = 'no ColocationConfiguration of namespace %s selects this pod' % co.pod_namespace(pod)
-        return result
-    try:
-        configuration = co.parse_annotation(annotations.get(co.ANNOTATION_CONFIG), owner=pod_ref(pod))
-    except co.ColocationConfigError as exc:
-        result['reason'] = str(exc)
-        result['invalid'] = True
-        return result
-    if configuration is None:
-        result['reason'] = 'the pod has no %s annotation (or it is empty)' % co.ANNOTATION_CONFIG
-        return result
-    result.update(managed=True, config_name=annotations.get(co.ANNOTATION_CONFIG_NAME),
-                  ratios=co.effective_memory_qos(configuration), reset='memoryQos' not in configuration)
-    return result
 
 
 def _container_statuses(pod):
@@ -206,20 +161,22 @@ def _container_statuses(pod):
     return statuses
 
 
-def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size, batch_memory=BATCH_MEMORY):
+def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size, values):
     """Per-pod plan: cgroup paths and the expected (page-rounded) container values.
 
-    Returns ``{'namespace', 'name', 'uid', 'config_name', 'qos_class', 'cgroup', 'reset', 'skipped',
-    'invalid', 'containers': [{'name', 'cgroup', 'expected', 'skipped', 'invalid'}]}``; ``skipped`` is a
-    reason or None; ``invalid`` is True when the skip is due to data that cannot be used (a pod UID, QoS
-    class, container ID or resource quantity; the reason says what is allowed) rather than the routine
-    "not running" case. Paths are relative to the cgroup root.
+    ``values(pod, decision, container, index)`` gives a container's raw values (a flavour's
+    :meth:`Flavour.container_values`). Returns ``{'namespace', 'name', 'uid', 'config_name', 'qos_class', 'cgroup',
+    'reset', 'skipped', 'invalid', 'pod_values', 'containers': [{'name', 'cgroup', 'expected', 'skipped',
+    'invalid'}]}``; ``skipped`` is a reason or None; ``invalid`` is True when the skip is due to data that cannot be
+    used (a pod UID, QoS class, container ID or resource quantity; the reason says what is allowed) rather than the
+    routine "not running" case. Paths are relative to the cgroup root.
     """
     meta = pod.get('metadata') or {}
     plan = {'namespace': meta.get('namespace') or 'default', 'name': meta.get('name'),
             'uid': meta.get('uid'), 'config_name': decision.get('config_name'),
             'qos_class': (pod.get('status') or {}).get('qosClass'), 'cgroup': None,
-            'reset': decision.get('reset', False), 'skipped': None, 'invalid': False, 'containers': []}
+            'reset': decision.get('reset', False), 'skipped': None, 'invalid': False,
+            'pod_values': decision.get('pod_values'), 'containers': []}
     where = 'pod %s' % pod_ref(pod)
     try:
         uid = cg.pod_cgroup_uid(pod)
@@ -228,14 +185,13 @@ def pod_plan(pod, decision, driver, kubelet_cgroup_root, page_size, batch_memory
         plan['skipped'] = '%s: %s' % (where, exc)
         plan['invalid'] = True
         return plan
-    level = qos_level(pod)
     statuses = _container_statuses(pod)
     for index, container in enumerate((pod.get('spec') or {}).get('containers') or []):
         name = container.get('name')
         entry = {'name': name, 'cgroup': None, 'expected': None, 'skipped': None, 'invalid': False}
         plan['containers'].append(entry)
         try:
-            raw = container_values(container, decision['ratios'], level, 'spec.containers[%d]' % index, batch_memory)
+            raw = values(pod, decision, container, index)
         except MemQosError as exc:
             entry['skipped'] = str(exc)
             entry['invalid'] = True
@@ -265,7 +221,7 @@ def _read(snapshot, path, name):
     return (snapshot.get(path) or {}).get(name)
 
 
-def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_size=4096, held=None):
+def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_size=4096, held=None, level_values=None):
     """Decide every value and the write order for a node.
 
     ``pod_plans``: from :func:`pod_plan` for managed pods. ``snapshot``: ``{cgroup path: {file: value}}``
@@ -284,8 +240,12 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
     holds as the unit's MemoryMin=/MemoryLow=/MemoryHigh= and writes again whenever it re-applies the unit);
     a value that is right in the file but not in ``held`` is written too (the write then carries ``held``,
     the unit's value, or None when it could not be read). Without ``held`` only the files count.
+    ``level_values``: ``{cgroup path: {file: bytes}}``, what the flavour gives the QoS-class and kubepods levels
+    (a pod's comes with its plan, ``pod_values``); every level or file without one holds the sum of its children.
     """
     held = held or {}
+    level_values = level_values or {}
+    pod_given = dict((plan['cgroup'], plan.get('pod_values')) for plan in pod_plans if plan.get('pod_values'))
     held_differ = {}
     final = {}
     writes = []
@@ -358,7 +318,7 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
 
     levels = []
     if hierarchy:
-        def level_sum(path, level, label, ref=None):
+        def level_sum(path, level, label, ref=None, given=None):
             kids = children.get(path) or []
             entry = {'cgroup': path, 'level': label, 'expected': {}, 'actual': {}, 'drift': [], 'changed': False}
             missing = [f for f in PROTECTION_FILES if _read(snapshot, path, f) is None]
@@ -376,6 +336,8 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
                     if value is None:
                         value = _read(snapshot, kid, name)
                     total = _add(total, value or 0)
+                if given and given.get(name) is not None:
+                    total = given[name]
                 entry['expected'][name] = to_text(page_round(total, page_size))
                 entry['actual'][name] = to_text(_read(snapshot, path, name))
                 if want(path, name, total, level):
@@ -385,12 +347,12 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             levels.append(entry)
 
         for out in managed_pods:
-            level_sum(out['cgroup'], LEVEL_POD, 'pod', '%s/%s' % (out['namespace'], out['name']))
+            level_sum(out['cgroup'], LEVEL_POD, 'pod', '%s/%s' % (out['namespace'], out['name']), pod_given.get(out['cgroup']))
         for path in top_paths.get('qos') or []:
             if path in snapshot:
-                level_sum(path, LEVEL_QOS, 'qos')
+                level_sum(path, LEVEL_QOS, 'qos', given=level_values.get(path))
         if top_paths.get('kubepods') in snapshot:
-            level_sum(top_paths['kubepods'], LEVEL_KUBEPODS, 'kubepods')
+            level_sum(top_paths['kubepods'], LEVEL_KUBEPODS, 'kubepods', given=level_values.get(top_paths['kubepods']))
 
     ordered = order_writes(writes)
     return {'pods': pods_out, 'levels': levels, 'writes': ordered, 'written': len(ordered),
@@ -398,9 +360,9 @@ def plan_node(pod_plans, snapshot, children, top_paths, hierarchy=True, page_siz
             'containers_found': counts['found']}
 
 
-# The parts of a pod object memory_qos reads (the module's documentation of O(pods) names the same); the rest of
-# what the API returns (managedFields, env, volumes, ...) is dropped on the controller before the pods travel
-# to the node. None: the whole value is kept.
+# The parts of a pod object memory_qos reads whatever the flavour (the module's documentation of O(pods) names the
+# same; a flavour adds its own with Flavour.pod_fields); the rest of what the API returns (managedFields, env,
+# volumes, ...) is dropped on the controller before the pods travel to the node. None: the whole value is kept.
 POD_FIELDS = {
     'apiVersion': None, 'kind': None,
     'metadata': {'name': None, 'namespace': None, 'uid': None, 'labels': None, 'annotations': None,
@@ -426,19 +388,33 @@ def _slim(value, fields):
     return dict((key, _slim(value[key], sub)) for key, sub in fields.items() if key in value)
 
 
-def slim_pods(data):
+def merge_fields(base, extra):
+    """The field tree ``base`` with the fields of ``extra`` (same shape) added."""
+    if base is None or extra is None:
+        return None
+    if isinstance(base, list):
+        return [merge_fields(base[0], extra[0] if isinstance(extra, list) else extra)]
+    merged = dict(base)
+    for key, sub in extra.items():
+        merged[key] = merge_fields(base[key], sub) if key in base else sub
+    return merged
+
+
+def slim_pods(data, extra=None):
     """The pods document ``data`` (a PodList, a k8s_info result, one pod or a list of pods) with each pod cut
-    down to :data:`POD_FIELDS`. A document of another shape is returned as it is (the module refuses it)."""
+    down to :data:`POD_FIELDS` (and the fields ``extra`` adds, a flavour's ``pod_fields``). A document of another
+    shape is returned as it is (the module refuses it)."""
+    fields = merge_fields(POD_FIELDS, extra) if extra else POD_FIELDS
     if isinstance(data, dict):
         for key in ('items', 'resources'):
             if isinstance(data.get(key), list):
-                return dict(data, **{key: slim_pods(data[key])})
+                return dict(data, **{key: slim_pods(data[key], extra)})
         if data.get('kind') == 'Pod':
-            return _slim(data, POD_FIELDS)
+            return _slim(data, fields)
         return data
     if not isinstance(data, list):
         return data
-    return [_slim(pod, POD_FIELDS) if isinstance(pod, dict) and isinstance(pod.get('metadata'), dict) else pod
+    return [_slim(pod, fields) if isinstance(pod, dict) and isinstance(pod.get('metadata'), dict) else pod
             for pod in data]
 
 

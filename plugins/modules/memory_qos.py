@@ -9,12 +9,13 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: memory_qos
-short_description: Apply Volcano ColocationConfiguration memory QoS to a node's cgroup v2 tree
+short_description: Apply memory QoS (Volcano ColocationConfiguration, or the kubelet's own) to a node's cgroup v2 tree
 version_added: 1.0.0
 description:
-  - Does the job of the Volcano agent's memory QoS handler for a whole node in one call. For every running
-    container of every pod that a ColocationConfiguration (C(config.volcano.sh/v1alpha1)) selects, it writes
-    C(memory.high), C(memory.low) and C(memory.min) of the container's cgroup.
+  - What decides the values is the O(flavour). With the default V(volcano) the module does the job of the Volcano
+    agent's memory QoS handler for a whole node in one call. For every running container of every pod that a
+    ColocationConfiguration (C(config.volcano.sh/v1alpha1)) selects, it writes C(memory.high), C(memory.low) and
+    C(memory.min) of the container's cgroup.
   - "C(memory.high) = C(max) when the container has no memory limit or highRatio >= 100, else
     C(limit * highRatio / 100); C(memory.low) = C(request * lowRatio / 100); C(memory.min) =
     C(request * minRatio / 100) (exact integer arithmetic, truncating; Volcano's int64 arithmetic wraps for
@@ -42,6 +43,9 @@ description:
   - Requires the unified cgroup v2 hierarchy with the memory controller. On a cgroup v1 or hybrid node the
     module fails and names the fix (boot with C(systemd.unified_cgroup_hierarchy=1), which
     M(numaops.colocation.kernel_cmdline) can set).
+  - With O(flavour=kubelet) the values are those the kubelet's own memory QoS (feature gate C(MemoryQoS), kubelet
+    1.37) gives every container, pod, QoS class and the kubepods cgroup, from the pods' memory requests and limits
+    and O(flavour_config); for auditing (check mode) or putting back what the kubelet would have set.
   - See C(docs/memory_qos.md) in the collection for the formulas, the hierarchy rationale and the safety rules.
 author:
   - numaops.colocation developers (@numaops)
@@ -58,8 +62,8 @@ attributes:
   action:
     description: Part of the work is done on the controller by an action plugin of the same name.
     support: full
-    details: The action plugin cuts each pod of O(pods) down to the fields the module reads before the pods are
-      sent to the node.
+    details: The action plugin cuts each pod of O(pods) down to the fields the module (and its O(flavour)) reads
+      before the pods are sent to the node.
   async:
     description: Whether the task can run with the C(async) keyword.
     support: full
@@ -77,7 +81,8 @@ options:
         pods from M(kubernetes.core.k8s_info) travel as a fraction of their size.
       - Like the Volcano agent's pod probe, only pods with the condition C(Ready=True) and no
         C(deletionTimestamp) are handled; the cgroup files of every other pod are left as they are
-        (counted in RV(ignored)).
+        (counted in RV(ignored)). With O(flavour=kubelet), every pod whose C(status.phase) is not C(Succeeded) or
+        C(Failed) is handled, and C(spec.initContainers), C(spec.overhead) and C(spec.resources) are read as well.
       - Mutually exclusive with O(pods_file).
     type: list
     elements: dict
@@ -88,8 +93,32 @@ options:
       - JSON is always read; YAML needs PyYAML on the node (C(python3-yaml)).
       - Mutually exclusive with O(pods).
     type: path
+  flavour:
+    description:
+      - What decides the values (one file of the collection's C(plugins/module_utils/memqos_flavours) each).
+      - V(volcano) - Volcano's ColocationConfiguration as the Volcano agent applies it; its inputs are O(source),
+        O(configs) and O(batch_memory_resource).
+      - V(kubelet) - the kubelet's memory QoS (feature gate C(MemoryQoS), KEP-2570, as kubelet 1.37 computes it); its
+        inputs are O(flavour_config). Every pod that has not finished is handled (the kubelet sets the values when it
+        creates a container, Ready or not), and the levels get the kubelet's values rather than sums.
+    type: str
+    choices: [kubelet, volcano]
+    default: volcano
+    version_added: 1.0.0
+  flavour_config:
+    description:
+      - The inputs of flavours that have no options of their own; each flavour refuses keys it does not know.
+      - "For O(flavour=kubelet): C(memory_reservation_policy) (V(None), the kubelet's default, or V(TieredReservation):
+        the kubelet's C(memoryReservationPolicy)), C(memory_throttling_factor) (the kubelet's C(memoryThrottlingFactor),
+        greater than 0 and at most 1; unset, the kubelet's default, sets no C(memory.high)) and C(allocatable_memory)
+        (the Node's C(status.allocatable.memory), required with C(memory_throttling_factor): a container without a
+        memory limit is throttled relative to it)."
+    type: dict
+    default: {}
+    version_added: 1.0.0
   source:
     description:
+      - For O(flavour=volcano).
       - V(configs) matches the pods against O(configs) exactly like Volcano's controller (configurations of
         the pod's own namespace, newest C(creationTimestamp) first, ties broken by name, first selector match
         wins). A pod that no configuration selects but that carries a C(volcano.sh/colocation-config)
@@ -101,7 +130,8 @@ options:
     default: configs
   configs:
     description:
-      - ColocationConfiguration objects (as the API returns them, or manifests) for O(source=configs).
+      - ColocationConfiguration objects (as the API returns them, or manifests) for O(source=configs)
+        (O(flavour=volcano) only; other flavours refuse it).
       - Required with O(source=configs); an empty list resets every pod that carries a colocation annotation.
       - An invalid configuration fails the module before anything is written; the message names the
         configuration, the field, the value and what is allowed.
@@ -143,6 +173,7 @@ options:
     default: /proc
   batch_memory_resource:
     description:
+      - For O(flavour=volcano).
       - The extended resource a container of a C(volcano.sh/qos-level) C(LS)/C(BE) (or unset) pod declares
         instead of C(memory); the Volcano agent's C(--extend-resource-memory-name). Give both the same name.
     type: str
@@ -273,7 +304,7 @@ skipped:
   type: int
   sample: 1
 ignored:
-  description: Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does not handle them either).
+  description: Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does not handle them either); with O(flavour=kubelet), because they have finished.
   returned: always
   type: int
   sample: 2
@@ -388,16 +419,17 @@ diff:
   type: dict
 '''
 
-import errno
-import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
-from ansible_collections.numaops.colocation.plugins.module_utils import colocation as co
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils import memqos_node as node
+from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours import DEFAULT, FLAVOURS
+from ansible_collections.numaops.colocation.plugins.module_utils.memqos_node import (
+    NodeError, read_text, use_systemd, write_value)
 
 try:
     import yaml
@@ -405,364 +437,6 @@ try:
 except ImportError:
     yaml = None
     HAS_YAML = False
-
-V2_FIX = ('memory.high, memory.low and memory.min exist only in the unified cgroup v2 hierarchy. Boot the '
-          'node with systemd.unified_cgroup_hierarchy=1 on the kernel command line (the '
-          'numaops.colocation.kernel_cmdline module can set it) and reboot; nothing was written.')
-VANISHED = (errno.ENOENT, errno.ENODEV, errno.ESRCH)
-
-
-class NodeError(Exception):
-    pass
-
-
-def load_pods_file(path):
-    try:
-        with open(path, 'rb') as handle:
-            raw = handle.read().decode('utf-8')
-    except (IOError, OSError) as exc:
-        raise NodeError('pods_file %s cannot be read: %s' % (path, to_native(exc)))
-    except UnicodeDecodeError:
-        raise NodeError('pods_file %s is not UTF-8 text; give a JSON (or YAML) PodList' % path)
-    try:
-        data = json.loads(raw)
-    except ValueError as json_error:
-        if not HAS_YAML:
-            raise NodeError('pods_file %s is not valid JSON (%s); YAML files need PyYAML on the node '
-                            '(apt install python3-yaml, or pip install pyyaml), or save the pods as JSON '
-                            '(kubectl get pods -o json)' % (path, json_error))
-        try:
-            data = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            raise NodeError('pods_file %s is neither JSON nor YAML: %s' % (path, to_native(exc)))
-    return pods_from_document(data, 'pods_file %s' % path)
-
-
-def pods_from_document(data, where):
-    if isinstance(data, dict):
-        if isinstance(data.get('items'), list):
-            data = data['items']
-        elif isinstance(data.get('resources'), list):
-            data = data['resources']
-        elif data.get('kind') == 'Pod':
-            data = [data]
-    if not isinstance(data, list):
-        raise NodeError('%s holds no pods; allowed: a PodList (with items), a list of pods, or a '
-                        'k8s_info result (with resources)' % where)
-    for index, pod in enumerate(data):
-        if not isinstance(pod, dict) or not isinstance(pod.get('metadata'), dict):
-            raise NodeError('%s: item %d is not a pod object (a mapping with metadata, spec and status)'
-                            % (where, index))
-    return data
-
-
-def read_text(path):
-    with open(path, 'r') as handle:
-        return handle.read()
-
-
-class CgroupTree:
-    """Reads the real (or stand-in) cgroup tree below cgroup_root, only under the kubepods cgroup."""
-
-    def __init__(self, root, driver, kubelet_root):
-        self.root = root
-        self.driver = driver
-        self.kubelet_root = kubelet_root
-        self.snapshot = {}
-        self.children = {}
-        self.abs_top = cg.join_under(root, cg.kubepods_path(driver, kubelet_root), kubelet_root, driver)
-        self.real_top = None
-        self.real_dirs = {}
-
-    def abspath(self, rel):
-        path = cg.join_under(self.root, rel, self.kubelet_root, self.driver)
-        # a symbolic link anywhere on the way (never present on a real cgroupfs) must not lead elsewhere;
-        # the parents' resolution is cached (one realpath per pod, not per container)
-        if self.real_top is None:
-            self.real_top = os.path.realpath(self.abs_top)
-        parent = os.path.dirname(path)
-        if parent not in self.real_dirs:
-            self.real_dirs[parent] = os.path.realpath(parent)
-        if os.path.islink(path):
-            real = os.path.realpath(path)
-        else:
-            real = os.path.join(self.real_dirs[parent], os.path.basename(path))
-        if real != self.real_top and not real.startswith(self.real_top + os.sep):
-            raise NodeError('refusing %s: it resolves to %s, outside the kubepods cgroup %s'
-                            % (path, real, self.abs_top))
-        return path
-
-    def read_cgroup(self, rel, files):
-        path = self.abspath(rel)
-        if not os.path.isdir(path) or os.path.islink(path):
-            return False
-        values = {}
-        for name in files:
-            try:
-                text = read_text(os.path.join(path, name))
-            except (IOError, OSError) as exc:
-                if exc.errno in VANISHED:
-                    if not os.path.isdir(path):
-                        return False
-                    continue
-                raise NodeError('cannot read %s/%s: %s' % (path, name, to_native(exc)))
-            try:
-                values[name] = mq.parse_value(text)
-            except ValueError as exc:
-                raise NodeError('%s/%s: %s' % (path, name, exc))
-        self.snapshot[rel] = values
-        return True
-
-    def list_children(self, rel):
-        path = self.abspath(rel)
-        try:
-            entries = sorted(e.name for e in os.scandir(path) if e.is_dir(follow_symlinks=False))
-        except (IOError, OSError) as exc:
-            if exc.errno in VANISHED:
-                return []
-            raise NodeError('cannot list %s: %s' % (path, to_native(exc)))
-        kids = [rel + '/' + name for name in entries]
-        self.children[rel] = kids
-        return kids
-
-
-def check_cgroup_v2(root):
-    controllers_file = os.path.join(root, 'cgroup.controllers')
-    if not os.path.exists(controllers_file):
-        if os.path.exists(os.path.join(root, 'unified', 'cgroup.controllers')):
-            kind = ('a cgroup v1/v2 hybrid (%s/unified is cgroup v2 without controllers; the memory controller '
-                    'is on cgroup v1 at %s/memory)' % (root, root))
-        else:
-            kind = 'cgroup v1 (%s/cgroup.controllers does not exist)' % root
-        raise NodeError('this node runs %s. %s' % (kind, V2_FIX))
-    controllers = read_text(controllers_file).split()
-    if 'memory' not in controllers:
-        raise NodeError('the memory controller is not available in the unified cgroup hierarchy at %s '
-                        '(cgroup.controllers lists: %s); it is still bound to cgroup v1. %s'
-                        % (root, ' '.join(controllers) or 'nothing', V2_FIX))
-
-
-def _read_optional(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
-
-
-def kubelet_cmdline(proc_root):
-    """The command line of the process named kubelet under proc_root (as a list), or None."""
-    try:
-        entries = os.listdir(proc_root)
-    except OSError:
-        return None
-    for entry in sorted(entries, key=lambda e: (len(e), e)):
-        if not entry.isdigit():
-            continue
-        comm = _read_optional(os.path.join(proc_root, entry, 'comm'))
-        if comm is None or comm.strip() != 'kubelet':
-            continue
-        try:
-            with open(os.path.join(proc_root, entry, 'cmdline'), 'rb') as handle:
-                raw = handle.read()
-        except (IOError, OSError):
-            continue
-        return [to_native(a, errors='surrogate_or_strict') for a in raw.split(b'\0') if a]
-    return None
-
-
-def detect_driver(module, root, kubelet_root):
-    """The kubelet's cgroup driver, found where the Volcano agent looks, in its order.
-
-    Returns (driver, source, warnings). Sources: the option, E(CGROUP_DRIVER), the kubelet files, the
-    running kubelet's command line, then (ours, instead of the agent's guess) the kubepods tree.
-    """
-    requested = module.params['cgroup_driver']
-    if requested != 'auto':
-        return requested, 'option', []
-    candidates = []
-    env = os.environ.get(cg.ENV_DRIVER, '')
-    candidates.append(('environment %s' % cg.ENV_DRIVER, env if env in cg.DRIVERS else None))
-    files = [module.params['kubelet_config_path']] + list(module.params['kubelet_flags_files'] or [])
-    for path in files:
-        if not path or not os.path.exists(path):
-            continue
-        try:
-            text = read_text(path)
-        except (IOError, OSError) as exc:
-            raise NodeError('cannot read %s: %s' % (path, to_native(exc)))
-        try:
-            candidates.append(('kubelet_config' if path == files[0] else path, cg.driver_from_file(text)))
-        except cg.CgroupPathError as exc:
-            raise NodeError('%s: %s' % (path, exc))
-    args = kubelet_cmdline(module.params['proc_root'])
-    if args:
-        try:
-            driver, where = cg.driver_from_cmdline(args, _read_optional)
-        except cg.CgroupPathError as exc:
-            raise NodeError('the kubelet command line: %s' % exc)
-        candidates.append(('kubelet command line (%s)' % where if where else 'kubelet command line', driver))
-    driver, source, others = cg.choose_driver(candidates)
-    warnings = []
-    if others:
-        warnings.append('the cgroup driver sources disagree: %s says %s, but %s. The Volcano agent uses the first '
-                        '(%s); the kubelet lets a command-line flag override its config file. Set cgroup_driver '
-                        'if %s is wrong' % (source, driver, ', '.join('%s says %s' % o for o in others),
-                                            driver, driver))
-    if driver:
-        return driver, source, warnings
-
-    def exists(rel):
-        return os.path.isdir(os.path.join(root, rel))
-    driver = cg.driver_from_tree(exists, kubelet_root)
-    if driver:
-        return driver, 'tree', warnings
-    raise NodeError('cannot tell the kubelet cgroup driver: %s is not set, %s do not set cgroupDriver or '
-                    '--cgroup-driver, no kubelet process shows it, and %s has %s. Set cgroup_driver to systemd '
-                    'or cgroupfs (and kubelet_cgroup_root if the kubelet uses --cgroup-root)'
-                    % (cg.ENV_DRIVER, ', '.join(files), root,
-                       'both kubepods.slice and kubepods' if exists(cg.kubepods_path('systemd', kubelet_root))
-                       else 'neither kubepods.slice nor kubepods'))
-
-
-def use_systemd(params, driver, root):
-    """Whether the cgroups that are systemd units are written through systemd (option systemd_units); raises
-    NodeError for always where it cannot."""
-    mode = params['systemd_units']
-    if mode == 'never':
-        return False
-    why = None
-    if driver != 'systemd':
-        why = 'the cgroup driver is %s' % driver
-    elif root != '/sys/fs/cgroup':
-        why = 'cgroup_root is %s, not /sys/fs/cgroup' % root
-    elif not os.path.isdir('/run/systemd/system'):
-        why = 'the node does not run systemd (no /run/systemd/system)'
-    if why and mode == 'always':
-        raise NodeError('systemd_units=always, but %s; allowed there: auto or never' % why)
-    return why is None
-
-
-# units per systemctl show call: far below the kernel's argument limit even with long unit names
-SHOW_CHUNK = 400
-
-
-def read_held(module, cgroups):
-    """{cgroup: {file: value}} of the ``cgroups`` that are loaded systemd units: what systemd holds for them
-    (systemctl show, a few hundred units per call); raises NodeError when systemctl fails."""
-    units = {}
-    for cgroup in cgroups:
-        unit = mq.systemd_unit(cgroup)
-        if unit:
-            units.setdefault(unit, []).append(cgroup)
-    names = sorted(units)
-    held = {}
-    for start in range(0, len(names), SHOW_CHUNK):
-        argv = mq.show_argv(names[start:start + SHOW_CHUNK])
-        rc, out, err = module.run_command(argv)
-        if rc != 0:
-            raise NodeError('%s failed (exit %d): %s. Nothing was written; with systemd_units=never the module '
-                            'writes the cgroup files only (systemd may then undo them)'
-                            % (' '.join(argv[:4] + ['<%d units>' % (len(argv) - 4)]), rc,
-                               (err or out).strip() or 'no output'))
-        for unit, values in mq.parse_unit_properties(out).items():
-            for cgroup in units.get(unit, []):
-                held[cgroup] = values
-    return held
-
-
-def set_unit(module, cgroup, values):
-    """systemctl set-property --runtime <unit> MemoryMin=... MemoryLow=... MemoryHigh=...; raises NodeError when
-    it fails."""
-    argv = mq.set_property_argv(mq.systemd_unit(cgroup), values)
-    rc, out, err = module.run_command(argv)
-    if rc != 0:
-        raise NodeError('%s failed (exit %d): %s' % (' '.join(argv), rc, (err or out).strip() or 'no output'))
-
-
-def earlier_writes(done):
-    """What a failure message says about the writes made before it."""
-    return '%d earlier writes were made: %s' % (
-        len(done), ', '.join('%s/%s=%s' % (w['cgroup'], w['file'], w['new']) for w in done) or 'none')
-
-
-def write_value(path, text):
-    """Write like `echo value > file` but never create the file (the kernel refuses unknown files)."""
-    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, 'O_NOFOLLOW', 0))
-    try:
-        os.write(fd, text.encode('ascii'))
-    finally:
-        os.close(fd)
-
-
-def memory_fix(tree, parents):
-    """What to do about cgroups below ``parents`` (relative paths) that have no memory.* files (message text)."""
-    path = os.path.join(tree.root, parents[0]) if parents[0] else tree.root
-    try:
-        listed = read_text(os.path.join(tree.abspath(parents[0]), 'cgroup.subtree_control')).split()
-        lists = ', which lists: %s' % (' '.join(listed) or 'nothing')
-    except (IOError, OSError, NodeError, cg.CgroupPathError):
-        lists = ''
-    more = (' (and in that of %d more cgroup%s)' % (len(parents) - 1, 's' if len(parents) > 2 else '')
-            if len(parents) > 1 else '')
-    return ('memory is not in %s/cgroup.subtree_control%s%s. Enable it there (echo +memory > %s/cgroup.subtree_control; '
-            'with the systemd driver, systemd enables it for units with MemoryAccounting=yes, the default with '
-            'DefaultMemoryAccounting=yes in /etc/systemd/system.conf, and may undo a manual write) and run again'
-            % (path, lists, more, path))
-
-
-def problem_warnings(tree, problems):
-    """One warning per invalid pod or container, and one per cgroup whose children lack the memory controller."""
-    warnings = []
-    nomem = {}
-    for item in problems:
-        if item['kind'] == 'invalid':
-            if item['container'] is None:
-                warnings.append('pod %s skipped: %s' % (item['pod'], item['reason']))
-            else:
-                warnings.append('pod %s container %s skipped: %s; nothing is written for it'
-                                % (item['pod'], item['container'], item['reason']))
-        else:
-            nomem.setdefault(os.path.dirname(item['cgroup']), []).append(item)
-    for parent, items in sorted(nomem.items()):
-        names = []
-        for item in items:
-            if item['container'] is not None:
-                names.append('container %s of pod %s (%s)' % (item['container'], item['pod'], item['cgroup']))
-            else:
-                names.append('%s cgroup %s' % (item['level'], item['cgroup']))
-        warnings.append('skipped %s: no memory.high/memory.low/memory.min files, the memory controller is not '
-                        'enabled below %s; %s' % ('; '.join(names), parent, memory_fix(tree, [parent])))
-    return warnings
-
-
-def build_diff(root, writes):
-    before = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['old']) for w in writes)
-    after = ''.join('%s/%s: %s\n' % (w['cgroup'], w['file'], w['new']) for w in writes)
-    return {'before': before, 'after': after,
-            'before_header': '%s (before)' % root, 'after_header': '%s (after)' % root}
-
-
-def mark_vanished(result, vanished, done, warnings, tree):
-    """Report cgroups that vanished between planning and writing: a reason in pods/levels and a warning."""
-    entries = {}
-    for pod in result['pods']:
-        for entry in pod['containers']:
-            if entry['cgroup']:
-                entries[entry['cgroup']] = ('container %s of pod %s/%s' % (entry['name'], pod['namespace'], pod['name']), entry)
-    for entry in result['levels']:
-        entries[entry['cgroup']] = ('%s cgroup' % entry['level'], entry)
-    for cgroup, files in sorted(vanished.items()):
-        if os.path.isdir(os.path.join(tree.root, cgroup)):
-            text = '%s lost %s before they could be written (the memory controller was disabled meanwhile)'
-        else:
-            text = '%s vanished before %s could be written (the pod or container is gone)'
-        reason = text % (cgroup, ', '.join(files))
-        what, entry = entries.get(cgroup, ('cgroup', None))
-        if entry is not None:
-            entry['skipped'] = reason
-            entry['changed'] = any(w['cgroup'] == cgroup for w in done)
-        warnings.append('%s skipped: %s' % (what, reason))
 
 
 def run(module):
@@ -780,160 +454,65 @@ def run(module):
 
     # Inputs first: bad input fails before the node is even looked at.
     if params['pods_file']:
-        pods = load_pods_file(params['pods_file'])
+        pods = node.load_pods_file(params['pods_file'], yaml if HAS_YAML else None)
     else:
-        pods = pods_from_document(params['pods'] or [], 'pods')
-    configs = []
-    if params['source'] == 'configs':
-        if params['configs'] is None:
-            raise NodeError('configs is required with source=configs (the ColocationConfiguration objects; '
-                            'give [] to reset every pod that carries a colocation annotation), or use '
-                            'source=annotations')
-        for index, obj in enumerate(params['configs']):
-            try:
-                configs.append(co.parse_config(obj))
-            except co.ColocationConfigError as exc:
-                raise NodeError('configs[%d]: %s' % (index, exc))
+        pods = node.pods_from_document(params['pods'] or [], 'pods')
+    flavour = FLAVOURS[params['flavour']](dict(params, page_size=page_size))
 
-    check_cgroup_v2(root)
-    driver, driver_source, warnings = detect_driver(module, root, kubelet_root)
+    node.check_cgroup_v2(root)
+    driver, driver_source, warnings = node.detect_driver(params, root, kubelet_root)
 
     decisions = []
+    active = []
     ignored = 0
     for pod in pods:
         if params['node_name'] and (pod.get('spec') or {}).get('nodeName') != params['node_name']:
             continue
-        if mq.pod_handled(pod) is not None:
+        if flavour.ignored(pod) is not None:
             ignored += 1
             continue
-        try:
-            decision = mq.pod_decision(pod, params['source'], configs)
-        except co.ColocationConfigError as exc:
-            raise NodeError(str(exc))
+        active.append(pod)
+        decision = flavour.decide(pod)
         if decision.get('invalid'):
             warnings.append('pod %s skipped: %s' % (mq.pod_ref(pod), decision['reason']))
         if decision['managed']:
             decisions.append((pod, decision))
 
-    tree = CgroupTree(root, driver, kubelet_root)
+    tree = node.CgroupTree(root, driver, kubelet_root)
     kubepods = cg.kubepods_path(driver, kubelet_root)
     if not tree.read_cgroup(kubepods, mq.CONTAINER_FILES):
         raise NodeError('the kubepods cgroup %s/%s does not exist: is this a Kubernetes node with cgroup '
                         'driver %s (from %s)? Set cgroup_driver / kubelet_cgroup_root to match the kubelet'
                         % (root, kubepods, driver, driver_source))
-    qos_paths = [cg.qos_path(driver, q, kubelet_root) for q in ('Burstable', 'BestEffort')]
+    qos = dict((q, cg.qos_path(driver, q, kubelet_root)) for q in ('Burstable', 'BestEffort'))
+    qos_paths = [qos['Burstable'], qos['BestEffort']]
     hierarchy = params['hierarchy']
-    batch_memory = params['batch_memory_resource']
-    plans = [mq.pod_plan(pod, decision, driver, kubelet_root, page_size, batch_memory) for pod, decision in decisions]
-    if hierarchy:
-        for rel in tree.list_children(kubepods):
-            tree.read_cgroup(rel, mq.PROTECTION_FILES)
-        for rel in qos_paths:
-            if rel in tree.snapshot:
-                for child in tree.list_children(rel):
-                    tree.read_cgroup(child, mq.PROTECTION_FILES)
-    for plan in plans:
-        if plan['skipped'] or not plan['cgroup']:
-            continue
-        if plan['cgroup'] not in tree.snapshot and not tree.read_cgroup(plan['cgroup'], mq.PROTECTION_FILES):
-            continue
-        if hierarchy:
-            for child in tree.list_children(plan['cgroup']):
-                tree.read_cgroup(child, mq.CONTAINER_FILES)
-        else:
-            for entry in plan['containers']:
-                if entry['cgroup'] and not entry['skipped']:
-                    tree.read_cgroup(entry['cgroup'], mq.CONTAINER_FILES)
+    plans = [mq.pod_plan(pod, decision, driver, kubelet_root, page_size, flavour.container_values)
+             for pod, decision in decisions]
+    node.read_tree(tree, plans, kubepods, qos_paths, hierarchy)
+    given = flavour.level_values(active) if hierarchy else {}
+    level_values = dict((kubepods if name == 'kubepods' else qos[name], values) for name, values in given.items())
 
-    via_systemd = use_systemd(params, driver, root)
     held = {}
-    if via_systemd:
-        # the cgroups this run may write: the managed containers, and with hierarchy their pods and the levels
-        candidates = set()
-        for plan in plans:
-            if plan['skipped'] or plan['cgroup'] not in tree.snapshot:
-                continue
-            if hierarchy:
-                candidates.add(plan['cgroup'])
-            candidates.update(entry['cgroup'] for entry in plan['containers']
-                              if entry['cgroup'] and not entry['skipped'] and entry['cgroup'] in tree.snapshot)
-        if hierarchy:
-            candidates.update(rel for rel in qos_paths + [kubepods] if rel in tree.snapshot)
-        held = read_held(module, sorted(candidates))
+    if use_systemd(params, driver, root):
+        held = node.read_held(module.run_command, node.held_candidates(tree, plans, kubepods, qos_paths, hierarchy))
     result = mq.plan_node(plans, tree.snapshot, tree.children, {'kubepods': kubepods, 'qos': qos_paths},
-                          hierarchy=hierarchy, page_size=page_size, held=held)
-    nomem = [p for p in result['problems'] if p['kind'] == 'no_memory_controller' and p['container'] is not None]
-    if nomem and len(nomem) == result['containers_found']:
-        parents = sorted(set(os.path.dirname(p['cgroup']) for p in nomem))
-        raise NodeError('no running container to manage can be written (%d found): their cgroups have no '
-                        'memory.high/memory.low/memory.min because the memory controller is not enabled below '
-                        '%s%s; %s. Nothing was written'
-                        % (len(nomem), ', '.join(parents[:5]), ' and %d more' % (len(parents) - 5) if len(parents) > 5 else '',
-                           memory_fix(tree, parents)))
-    warnings.extend(problem_warnings(tree, result['problems']))
+                          hierarchy=hierarchy, page_size=page_size, held=held, level_values=level_values)
+    node.fail_without_memory_controller(tree, result)
+    warnings.extend(node.problem_warnings(tree, result['problems']))
 
-    done = []
-    vanished = {}
-    mismatched = []
-    unreadable = []
     for write in result['writes']:
         write['via'] = 'systemd' if write['cgroup'] in held else 'file'
     batches = mq.write_batches(result['writes'])
-    if not module.check_mode:
-        for batch in batches:
-            cgroup = batch[0]['cgroup']
-            if cgroup in vanished:
-                vanished[cgroup].extend(write['file'] for write in batch)
-                continue
-            try:
-                if batch[0]['via'] == 'systemd':
-                    # all of the unit's values of this step in one call; then the files too: systemd may apply
-                    # the property after its answer, and the value read back below must be the one written
-                    # (systemd then writes the same value)
-                    if not os.path.isdir(tree.abspath(cgroup)):
-                        raise IOError(errno.ENOENT, 'the cgroup is gone', tree.abspath(cgroup))
-                    try:
-                        set_unit(module, cgroup, dict((write['file'], write['new']) for write in batch))
-                    except NodeError:
-                        if not os.path.isdir(tree.abspath(cgroup)):
-                            raise IOError(errno.ENOENT, 'the unit is gone', tree.abspath(cgroup))
-                        raise
-            except (IOError, OSError, NodeError) as exc:
-                if isinstance(exc, (IOError, OSError)) and exc.errno in VANISHED:
-                    vanished[cgroup] = [write['file'] for write in batch]
-                    continue
-                raise NodeError('%s. %s' % (to_native(exc), earlier_writes(done)))
-            for write in batch:
-                if cgroup in vanished:
-                    vanished[cgroup].append(write['file'])
-                    continue
-                path = os.path.join(tree.abspath(cgroup), write['file'])
-                try:
-                    write_value(path, write['new'])
-                except (IOError, OSError) as exc:
-                    if exc.errno in VANISHED:
-                        vanished[cgroup] = [write['file']]
-                        continue
-                    raise NodeError('writing %s to %s failed: %s. %s'
-                                    % (write['new'], path, to_native(exc), earlier_writes(done)))
-                done.append(write)
-                try:
-                    stored = mq.to_text(mq.parse_value(read_text(path)))
-                except (IOError, OSError, ValueError) as exc:
-                    unreadable.append('%s (%s)' % (path, to_native(exc)))
-                    continue
-                if stored != write['new']:
-                    mismatched.append('%s holds %s after writing %s' % (path, stored, write['new']))
-        if mismatched:
-            warnings.append('the kernel stored other values than written (is page_size %d right?): %s'
-                            % (page_size, '; '.join(mismatched[:10])))
-        if unreadable:
-            warnings.append('%d written value(s) could not be read back, so whether the kernel kept them is unknown: %s'
-                            % (len(unreadable), '; '.join(unreadable[:10])))
-    else:
+    vanished = {}
+    if module.check_mode:
         done = [write for batch in batches for write in batch]
+    else:
+        done, vanished, write_warnings = node.apply_writes(batches, tree, module.run_command, page_size,
+                                                           write_value, read_text)
+        warnings.extend(write_warnings)
 
-    mark_vanished(result, vanished, done, warnings, tree)
+    node.mark_vanished(result, vanished, done, warnings, tree)
     pods_shown, levels_shown = mq.report_entries(result['pods'], result['levels'], params['report'])
 
     output = dict(
@@ -951,7 +530,7 @@ def run(module):
         page_size=page_size,
     )
     if module._diff:
-        output['diff'] = build_diff(root, done)
+        output['diff'] = node.build_diff(root, done)
     return output, warnings
 
 
@@ -960,6 +539,8 @@ def main():
         argument_spec=dict(
             pods=dict(type='list', elements='dict'),
             pods_file=dict(type='path'),
+            flavour=dict(type='str', choices=sorted(FLAVOURS), default=DEFAULT),
+            flavour_config=dict(type='dict', default={}),
             source=dict(type='str', choices=['configs', 'annotations'], default='configs'),
             configs=dict(type='list', elements='dict'),
             node_name=dict(type='str'),
@@ -969,7 +550,7 @@ def main():
             kubelet_flags_files=dict(type='list', elements='path',
                                      default=[cg.KUBELET_KUBECONFIG_FILE, cg.KUBEADM_FLAGS_FILE]),
             proc_root=dict(type='path', default='/proc'),
-            batch_memory_resource=dict(type='str', default=mq.BATCH_MEMORY),
+            batch_memory_resource=dict(type='str', default='kubernetes.io/batch-memory'),
             kubelet_cgroup_root=dict(type='str', default=''),
             hierarchy=dict(type='bool', default=True),
             page_size=dict(type='int'),

@@ -13,6 +13,7 @@ import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import colocation as co
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours import volcano as vq
 from ansible_collections.numaops.colocation.tests.standins.podgen import container, make_config, make_pod
 
 GI = 2 ** 30
@@ -43,7 +44,7 @@ QUANTITY_CASES = [
 @pytest.mark.parametrize('limit,req,ratios,high,low,minimum', QUANTITY_CASES,
                          ids=['%s/%s' % (c[0], c[1]) for c in QUANTITY_CASES])
 def test_quantities_in_formulas(limit, req, ratios, high, low, minimum):
-    values = mq.container_values(container('c', {'memory': limit}, {'memory': req}), ratios, 0)
+    values = vq.container_values(container('c', {'memory': limit}, {'memory': req}), ratios, 0)
     assert values == {'memory.high': high, 'memory.low': low, 'memory.min': minimum}
 
 
@@ -79,7 +80,7 @@ FORMULA_CASES = [
 @pytest.mark.parametrize('limits,requests,ratios,level,expected', [c[1:] for c in FORMULA_CASES],
                          ids=[c[0] for c in FORMULA_CASES])
 def test_formulas(limits, requests, ratios, level, expected):
-    values = mq.container_values(container('c', limits, requests), ratios, level)
+    values = vq.container_values(container('c', limits, requests), ratios, level)
     assert (values['memory.high'], values['memory.low'], values['memory.min']) == expected
 
 
@@ -88,14 +89,14 @@ def test_formulas(limits, requests, ratios, level, expected):
 ])
 def test_qos_levels(annotation, level):
     annotations = {} if annotation is None else {'volcano.sh/qos-level': annotation}
-    assert mq.qos_level(make_pod('p', annotations=annotations)) == level
-    assert mq.allows_batch_memory(level) is (level <= 1)
+    assert vq.qos_level(make_pod('p', annotations=annotations)) == level
+    assert vq.allows_batch_memory(level) is (level <= 1)
 
 
 @pytest.mark.parametrize('bad', ['1Gb', 'lots', '-1Gi', '1e999', True])
 def test_bad_quantity_names_pod_and_field(bad):
     with pytest.raises(mq.MemQosError) as err:
-        mq.container_values(container('c', {'memory': bad}), R, 0, 'pod team/p spec.containers[0]')
+        vq.container_values(container('c', {'memory': bad}), R, 0, 'pod team/p spec.containers[0]')
     assert 'pod team/p spec.containers[0].resources.limits[memory]' in str(err.value)
 
 
@@ -164,7 +165,7 @@ DECISION_CASES = [
 @pytest.mark.parametrize('pod,source,configs,managed,name,ratios,reset', [c[1:] for c in DECISION_CASES],
                          ids=[c[0] for c in DECISION_CASES])
 def test_pod_decision(pod, source, configs, managed, name, ratios, reset):
-    decision = mq.pod_decision(pod, source, configs)
+    decision = vq.pod_decision(pod, source, configs)
     assert decision['managed'] is managed
     assert decision['config_name'] == name
     assert decision['ratios'] == ratios
@@ -175,7 +176,7 @@ def test_pod_decision(pod, source, configs, managed, name, ratios, reset):
 
 def test_invalid_annotation_reason_names_pod_and_field():
     pod = make_pod('p', annotations={co.ANNOTATION_CONFIG: 'not json'})
-    decision = mq.pod_decision(pod, 'annotations')
+    decision = vq.pod_decision(pod, 'annotations')
     assert decision['invalid'] and 'team/p' in decision['reason'] and 'volcano.sh/colocation-config' in decision['reason']
 
 
@@ -184,7 +185,7 @@ def test_pod_plan_paths_expected_and_skips():
     pod = make_pod('p', containers=[container('a', {'memory': '1Gi'}, {'memory': '1Gi'}),
                                     container('b', {'memory': '1Gi'}, {'memory': '1Gi'})])
     pod['status']['containerStatuses'][1] = {'name': 'b', 'state': {'waiting': {}}}
-    plan = mq.pod_plan(pod, {'ratios': R, 'config_name': 'c'}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R, 'config_name': 'c'}, 'systemd', '', 4096)
     assert plan['cgroup'].startswith('kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod')
     a, b = plan['containers']
     assert a['cgroup'].startswith(plan['cgroup'] + '/cri-containerd-') and a['cgroup'].endswith('.scope')
@@ -199,13 +200,13 @@ def test_pod_plan_paths_expected_and_skips():
 def test_pod_plan_refuses_unsafe_pod(mutate, reason):
     pod = make_pod('p')
     mutate(pod)
-    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     assert reason in plan['skipped'] and 'team/p' in plan['skipped']
 
 
 def test_pod_plan_refuses_unsafe_container_id():
     pod = make_pod('p', cids={'app': 'containerd://../../../../etc/x'})
-    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     assert 'not one a supported runtime produces' in plan['containers'][0]['skipped']
     assert plan['containers'][0]['cgroup'] is None and plan['containers'][0]['invalid'] is True
 
@@ -214,14 +215,14 @@ def test_pod_plan_marks_invalid_data_but_not_routine_skips():
     pod = make_pod('p', containers=[container('q', {'memory': 'lots'}), container('idle'), container('noid')])
     pod['status']['containerStatuses'][1]['state'] = {'waiting': {}}
     del pod['status']['containerStatuses'][2]['containerID']
-    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     bad, idle, noid = plan['containers']
     assert bad['invalid'] is True and "invalid quantity 'lots' for spec.containers[0].resources.limits[memory]" in bad['skipped']
     assert idle['invalid'] is False and idle['skipped'] == 'container is not running'
     assert noid['invalid'] is True and 'containerID is empty' in noid['skipped'] and 'allowed' in noid['skipped']
     assert plan['invalid'] is False
     pod['metadata']['uid'] = '../x'
-    assert mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)['invalid'] is True
+    assert vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)['invalid'] is True
 
 
 # ---------------------------------------------------------------- leveled write order
@@ -339,7 +340,7 @@ def test_plan_node_sums_levels_and_is_idempotent():
     pods = [make_pod('a', qos='Burstable', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'}),
                                                        container('y', {'memory': '1Gi'}, {'memory': '512Mi'})]),
             make_pod('g', qos='Guaranteed', containers=[container('x', {'memory': '2Gi'}, {'memory': '2Gi'})])]
-    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    plans = [vq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
     snap, children = _snapshot_for(plans)
     top = {'kubepods': 'kubepods.slice', 'qos': ['kubepods.slice/kubepods-burstable.slice',
                                                  'kubepods.slice/kubepods-besteffort.slice']}
@@ -369,7 +370,7 @@ def _parents(children):
 def test_plan_node_counts_foreign_children_at_actual_value():
     """A sandbox scope or an unmanaged pod keeps its value and still counts in its parent's sum."""
     pod = make_pod('a', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'})])
-    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     snap, children = _snapshot_for([plan])
     sandbox = plan['cgroup'] + '/cri-containerd-' + 'f' * 64 + '.scope'
     snap[sandbox] = {'memory.min': 8192, 'memory.low': 0, 'memory.high': 'max'}
@@ -390,7 +391,7 @@ def test_plan_node_counts_foreign_children_at_actual_value():
 
 def test_plan_node_without_hierarchy_writes_only_containers():
     pod = make_pod('a', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'})])
-    plan = mq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': R}, 'systemd', '', 4096)
     snap, children = _snapshot_for([plan])
     result = mq.plan_node([plan], snap, children, {'kubepods': 'kubepods.slice', 'qos': []}, False, 4096)
     assert result['levels'] == []
@@ -400,7 +401,7 @@ def test_plan_node_without_hierarchy_writes_only_containers():
 
 def test_plan_node_skips_vanished_and_memoryless_cgroups():
     pods = [make_pod('gone'), make_pod('nomem'), make_pod('ok')]
-    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    plans = [vq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
     snap, children = _snapshot_for(plans)
     del snap[plans[0]['cgroup']]
     snap[plans[1]['containers'][0]['cgroup']] = {}
@@ -419,7 +420,7 @@ def test_plan_node_skips_vanished_and_memoryless_cgroups():
 def test_plan_node_reports_invalid_pods_containers_and_memoryless_levels():
     pods = [make_pod('baduid'), make_pod('badcid', cids={'app': 'docker://../../x'}), make_pod('ok')]
     pods[0]['metadata']['uid'] = 'NOT-A-UID'
-    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    plans = [vq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
     snap, children = _snapshot_for(plans[2:])
     snap[plans[1]['cgroup']] = {'memory.min': 0, 'memory.low': 0}
     snap[plans[2]['cgroup']] = {}   # the pod itself has no memory.min/low
@@ -432,7 +433,7 @@ def test_plan_node_reports_invalid_pods_containers_and_memoryless_levels():
 
 def test_plan_node_reset_lowers_levels_children_first():
     pod = make_pod('a', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'})])
-    plan = mq.pod_plan(pod, {'ratios': co.MEMORY_QOS_RESET}, 'systemd', '', 4096)
+    plan = vq.pod_plan(pod, {'ratios': co.MEMORY_QOS_RESET}, 'systemd', '', 4096)
     snap, children = _snapshot_for([plan], container_values={'memory.high': 858992640, 'memory.low': 4096 * 10,
                                                              'memory.min': 4096 * 5})
     for path in (plan['cgroup'], 'kubepods.slice/kubepods-burstable.slice', 'kubepods.slice'):
@@ -455,11 +456,11 @@ def test_plan_node_transitions_keep_invariant(ratios_before, ratios_after):
             for i, q in enumerate(['Burstable', 'Guaranteed', 'BestEffort', 'Burstable'])]
     top = {'kubepods': 'kubepods.slice', 'qos': ['kubepods.slice/kubepods-burstable.slice',
                                                  'kubepods.slice/kubepods-besteffort.slice']}
-    before = [mq.pod_plan(p, {'ratios': ratios_before}, 'systemd', '', 4096) for p in pods]
+    before = [vq.pod_plan(p, {'ratios': ratios_before}, 'systemd', '', 4096) for p in pods]
     snap, children = _snapshot_for(before)
     for w in mq.plan_node(before, snap, children, top, True, 4096)['writes']:
         snap[w['cgroup']][w['file']] = mq.parse_value(w['new'])
-    after = [mq.pod_plan(p, {'ratios': ratios_after}, 'systemd', '', 4096) for p in pods]
+    after = [vq.pod_plan(p, {'ratios': ratios_after}, 'systemd', '', 4096) for p in pods]
     result = mq.plan_node(after, snap, children, top, True, 4096)
     assert mq.check_order(result['writes'], snap, _parents(children)) is None
 
@@ -479,15 +480,15 @@ READY = {'type': 'Ready', 'status': 'True'}
     ({}, False),
 ])
 def test_pod_handled_like_the_agents_pod_probe(pod, handled):
-    assert (mq.pod_handled(pod) is None) is handled
+    assert (vq.pod_handled(pod) is None) is handled
 
 
 def test_batch_memory_name_is_configurable():
     # cmd/agent/app/options/options.go --extend-resource-memory-name; memoryqosv2 getMemoryQuantity
     resources = {'memory': '4Gi', 'example.com/memory': '2Gi', 'kubernetes.io/batch-memory': '1Gi'}
-    assert mq.memory_bytes(resources, -1) == 2 ** 30
-    assert mq.memory_bytes(resources, -1, batch_memory='example.com/memory') == 2 * 2 ** 30
-    assert mq.memory_bytes(resources, 2, batch_memory='example.com/memory') == 4 * 2 ** 30   # LC: memory
+    assert vq.memory_bytes(resources, -1) == 2 ** 30
+    assert vq.memory_bytes(resources, -1, batch_memory='example.com/memory') == 2 * 2 ** 30
+    assert vq.memory_bytes(resources, 2, batch_memory='example.com/memory') == 4 * 2 ** 30   # LC: memory
 
 
 def _volcano_int64(quantity, ratio):
@@ -504,7 +505,7 @@ def test_huge_quantities_exact_where_volcano_wraps():
     # would throttle the container to nothing); we compute exactly.
     ei = 2 ** 60
     assert _volcano_int64(ei, 80) == 0
-    values = mq.container_values({'resources': {'limits': {'memory': '1Ei'}, 'requests': {'memory': '1Ei'}}},
+    values = vq.container_values({'resources': {'limits': {'memory': '1Ei'}, 'requests': {'memory': '1Ei'}}},
                                  {'highRatio': 80, 'lowRatio': 50, 'minRatio': 10}, 0)
     assert values[mq.MEMORY_HIGH] == ei * 80 // 100
     assert values[mq.MEMORY_LOW] == ei // 2 != _volcano_int64(ei, 50)    # Volcano: 1Ei x 50 wraps as well
@@ -683,7 +684,7 @@ def test_write_batches_keep_the_order_invariant(seed):
 
 def test_plan_node_counts_what_systemd_holds():
     pods = [make_pod('a', qos='Burstable', containers=[container('x', {'memory': '1Gi'}, {'memory': '1Gi'})])]
-    plans = [mq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
+    plans = [vq.pod_plan(p, {'ratios': R}, 'systemd', '', 4096) for p in pods]
     snap, children = _snapshot_for(plans)
     top = {'kubepods': 'kubepods.slice', 'qos': ['kubepods.slice/kubepods-burstable.slice',
                                                  'kubepods.slice/kubepods-besteffort.slice']}

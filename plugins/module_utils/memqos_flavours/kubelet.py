@@ -1,0 +1,216 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The ``kubelet`` memory-QoS flavour: the values the kubelet's own memory QoS (feature gate MemoryQoS) gives.
+
+Read from the kubelet 1.37 sources (k8s.io/kubernetes v1.37.2); each rule names the file and function, and
+docs/memory_qos.md lists them with the differences:
+
+* inputs: the KubeletConfiguration's ``memoryReservationPolicy`` (``None``, the default, or
+  ``TieredReservation``) and ``memoryThrottlingFactor`` (unset by default: no memory.high), and the Node's
+  allocatable memory (the memory.high of a container without a memory limit);
+* container (pkg/kubelet/kuberuntime/kuberuntime_container_linux.go, generateLinuxContainerResources): with
+  ``TieredReservation`` and a memory request, memory.min = request in a Guaranteed pod, memory.low = request
+  otherwise; else both 0. memory.high, only with a throttling factor and when request != limit or there is no
+  request: ``floor(floor(request + (limit or allocatable - request) * factor) / page) * page`` in float64,
+  kept only when above the request (else ``max``);
+* pod (pkg/kubelet/cm/helpers_linux.go, ResourceConfigForPod): with ``TieredReservation`` and a pod memory
+  request (component-helpers resource.PodRequests: the containers' sum, at least each init container's need,
+  sidecars added, plus the overhead), memory.min = it for a Guaranteed pod, memory.low = it for a Burstable one;
+* QoS levels (pkg/kubelet/cm/qos_container_manager_linux.go, setMemoryQoS and getQoSMemoryRequests): with
+  ``TieredReservation``, G and B the memory requests of the active Guaranteed and Burstable pods:
+  kubepods memory.min = G + B, memory.low = B, the Burstable cgroup memory.low = B; with ``None`` the kubelet
+  resets the Burstable memory.low and kubepods' memory.min/low to 0 when it starts (Start).
+
+A file the kubelet does not set holds what the cgroup was created with: memory.high ``max``, memory.min and
+memory.low 0.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import math
+
+from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
+
+NONE = 'None'
+TIERED = 'TieredReservation'
+POLICIES = (NONE, TIERED)
+CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocatable_memory')
+TERMINAL_PHASES = ('Succeeded', 'Failed')
+
+
+def _memory(resource_list, where):
+    """The exact memory quantity (a Fraction) of a ResourceList, 0 when absent."""
+    value = (resource_list or {}).get('memory')
+    if value is None:
+        return 0
+    field = where + '[memory]'
+    try:
+        quantity = parse_quantity(value, field)
+    except QuantityError as exc:
+        raise mq.MemQosError(str(exc))
+    if quantity < 0:
+        raise mq.MemQosError('%s is %r; allowed: a non-negative memory quantity' % (field, value))
+    return quantity
+
+
+def _requests(resources, where):
+    """The exact memory request of a ResourceRequirements, 0 when absent."""
+    return _memory((resources or {}).get('requests'), where + '.requests')
+
+
+def _value(quantity):
+    """Quantity.Value(): rounded up to a whole byte."""
+    return int(math.ceil(quantity))
+
+
+def pod_memory_request(pod):
+    """Bytes of the pod's memory request as the kubelet counts it.
+
+    component-helpers resource/helpers.go, PodRequests and aggregateContainerResourcesByFn: the sum of
+    spec.containers; a restartable init container (restartPolicy Always, a sidecar) adds to that sum; each
+    other init container needs itself plus the sidecars before it; the pod needs the largest of these; pod-level
+    spec.resources.requests replace the containers' sum; spec.overhead is added. Summed exactly, then rounded up.
+    """
+    spec = (pod or {}).get('spec') or {}
+    total = 0
+    for index, container in enumerate(spec.get('containers') or []):
+        total += _requests(container.get('resources'), 'spec.containers[%d].resources' % index)
+    sidecars = 0
+    init_need = 0
+    for index, container in enumerate(spec.get('initContainers') or []):
+        need = _requests(container.get('resources'), 'spec.initContainers[%d].resources' % index)
+        if container.get('restartPolicy') == 'Always':
+            total += need
+            sidecars += need
+            need = sidecars
+        else:
+            need = need + sidecars
+        init_need = max(init_need, need)
+    total = max(total, init_need)
+    if (((spec.get('resources') or {}).get('requests') or {}).get('memory')) is not None:
+        total = _requests(spec.get('resources'), 'spec.resources')
+    total += _memory(spec.get('overhead'), 'spec.overhead')
+    return _value(total)
+
+
+def memory_high(request, limit, allocatable, factor, page_size):
+    """kuberuntime_container_linux.go, generateLinuxContainerResources: the container's memory.high in bytes,
+    or ``'max'`` when the kubelet does not set it. ``limit`` is the container's memory limit (0: none), then the
+    Node's ``allocatable`` memory counts instead (0: unknown). float64 arithmetic, as the kubelet computes it."""
+    if factor is None or (request == limit and request != 0):
+        return mq.MAX
+    ceiling = limit or allocatable
+    if ceiling <= 0:
+        return mq.MAX
+    high = int(math.floor(float(request) + (float(ceiling) - float(request)) * factor) / float(page_size)) * page_size
+    if high != 0 and high > request:
+        return high
+    return mq.MAX
+
+
+class Kubelet(mq.Flavour):
+    """Inputs: ``flavour_config`` (``memory_reservation_policy``, ``memory_throttling_factor``,
+    ``allocatable_memory``) and the module's ``page_size``."""
+
+    name = 'kubelet'
+    pod_fields = {'spec': {'initContainers': [{'name': None, 'resources': None, 'restartPolicy': None}],
+                           'overhead': None, 'resources': None}}
+
+    def __init__(self, params):
+        super(Kubelet, self).__init__(params)
+        if params.get('configs') is not None:
+            raise mq.MemQosError('configs is an input of the volcano flavour; the kubelet flavour takes '
+                                 'flavour_config (memory_reservation_policy, memory_throttling_factor, '
+                                 'allocatable_memory)')
+        config = params.get('flavour_config') or {}
+        unknown = sorted(set(config) - set(CONFIG_KEYS))
+        if unknown:
+            raise mq.MemQosError('flavour_config.%s is not an input of the kubelet flavour; allowed: %s'
+                                 % (unknown[0], ', '.join(CONFIG_KEYS)))
+        self.policy = config.get('memory_reservation_policy')
+        if self.policy is None:
+            self.policy = NONE
+        if self.policy not in POLICIES:
+            raise mq.MemQosError('flavour_config.memory_reservation_policy is %r; allowed: %s (the kubelet\'s '
+                                 'memoryReservationPolicy)' % (self.policy, ' or '.join(POLICIES)))
+        factor = config.get('memory_throttling_factor')
+        if factor is not None:
+            if isinstance(factor, bool) or not isinstance(factor, (int, float, str)):
+                factor = repr(factor)
+            try:
+                factor = float(factor)
+            except ValueError:
+                factor = None
+            if factor is None or not (0 < factor <= 1.0):
+                raise mq.MemQosError('flavour_config.memory_throttling_factor is %r; allowed: a number greater than '
+                                     '0 and at most 1.0 (the kubelet\'s memoryThrottlingFactor), or null for none'
+                                     % (config.get('memory_throttling_factor'),))
+        self.factor = factor
+        self.allocatable = 0
+        if config.get('allocatable_memory') is not None:
+            try:
+                self.allocatable = _value(parse_quantity(config['allocatable_memory'],
+                                                         'flavour_config.allocatable_memory'))
+            except QuantityError as exc:
+                raise mq.MemQosError(str(exc))
+        elif factor is not None:
+            raise mq.MemQosError('flavour_config.allocatable_memory is required with memory_throttling_factor: the '
+                                 'Node\'s status.allocatable.memory, which the kubelet uses for a container '
+                                 'without a memory limit')
+        self.page_size = params.get('page_size') or 4096
+
+    def ignored(self, pod):
+        phase = ((pod or {}).get('status') or {}).get('phase')
+        if phase in TERMINAL_PHASES:
+            return 'the pod has finished (status.phase %s)' % phase
+        return None
+
+    def decide(self, pod):
+        result = {'managed': True, 'config_name': None, 'reset': False, 'reason': None}
+        resources = ((pod.get('spec') or {}).get('resources') or {})
+        if resources.get('requests') or resources.get('limits'):
+            return dict(result, managed=False, invalid=True,
+                        reason='the pod has pod-level resources (spec.resources), which the kubelet flavour does not '
+                               'cover; its cgroups are left as they are')
+        qos = (pod.get('status') or {}).get('qosClass')
+        try:
+            request = pod_memory_request(pod)
+        except mq.MemQosError as exc:
+            return dict(result, managed=False, invalid=True, reason='pod %s: %s' % (mq.pod_ref(pod), exc))
+        values = {mq.MEMORY_MIN: 0, mq.MEMORY_LOW: 0}
+        if self.policy == TIERED and request > 0:
+            values[mq.MEMORY_MIN if qos == 'Guaranteed' else mq.MEMORY_LOW] = request
+        result['pod_values'] = values
+        return result
+
+    def container_values(self, pod, decision, container, index):
+        resources = container.get('resources') or {}
+        where = 'spec.containers[%d].resources' % index
+        request = mq.quantity_bytes(resources.get('requests'), 'memory', where + '.requests')
+        limit = mq.quantity_bytes(resources.get('limits'), 'memory', where + '.limits')
+        values = {mq.MEMORY_HIGH: mq.MAX, mq.MEMORY_LOW: 0, mq.MEMORY_MIN: 0}
+        if request != 0 and self.policy == TIERED:
+            guaranteed = (pod.get('status') or {}).get('qosClass') == 'Guaranteed'
+            values[mq.MEMORY_MIN if guaranteed else mq.MEMORY_LOW] = request
+        values[mq.MEMORY_HIGH] = memory_high(request, limit, self.allocatable, self.factor, self.page_size)
+        return values
+
+    def level_values(self, pods):
+        if self.policy != TIERED:
+            zero = {mq.MEMORY_MIN: 0, mq.MEMORY_LOW: 0}
+            return {'kubepods': dict(zero), 'Burstable': dict(zero), 'BestEffort': dict(zero)}
+        sums = {'Guaranteed': 0, 'Burstable': 0}
+        for pod in pods:
+            qos = (pod.get('status') or {}).get('qosClass')
+            if qos in sums:
+                try:
+                    sums[qos] += pod_memory_request(pod)
+                except mq.MemQosError:
+                    continue
+        guaranteed, burstable = sums['Guaranteed'], sums['Burstable']
+        return {'kubepods': {mq.MEMORY_MIN: guaranteed + burstable, mq.MEMORY_LOW: burstable},
+                'Burstable': {mq.MEMORY_MIN: 0, mq.MEMORY_LOW: burstable},
+                'BestEffort': {mq.MEMORY_MIN: 0, mq.MEMORY_LOW: 0}}
