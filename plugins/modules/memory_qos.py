@@ -304,7 +304,9 @@ skipped:
   type: int
   sample: 1
 ignored:
-  description: Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does not handle them either); with O(flavour=kubelet), because they have finished.
+  description:
+    - Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does
+      not handle them either); with O(flavour=kubelet), because they have finished.
   returned: always
   type: int
   sample: 2

@@ -6,6 +6,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import inspect
+import os
+import re
 
 import yaml
 
@@ -116,3 +118,21 @@ def test_each_flavour_gets_the_pod_fields_it_reads():
     assert kubelet['spec']['initContainers'] == [{'name': 'i', 'resources': {'requests': {'memory': '2Gi'}}}]
     assert kubelet['spec']['overhead'] == {'memory': '64Mi'} and 'volumes' not in kubelet['spec']
     assert kubelet['spec']['containers'] == volcano['spec']['containers']
+
+
+def test_the_developer_guide_shows_the_real_code():
+    """docs/developer/memory_qos_flavours.md shows the kubelet flavour and the registry as they are: every line of
+    its code blocks (but the elisions, "# ...") is a line of the real files."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+    with open(os.path.join(root, 'docs', 'developer', 'memory_qos_flavours.md')) as handle:
+        page = handle.read()
+    blocks = re.findall(r'```python\n(.*?)```', page, re.S)
+    source = ''
+    for name in ('kubelet.py', '__init__.py'):
+        with open(os.path.join(root, 'plugins', 'module_utils', 'memqos_flavours', name)) as handle:
+            source += handle.read()
+    lines = set(line.rstrip() for line in source.splitlines())
+    shown = [line.rstrip() for block in blocks for line in block.splitlines()
+             if line.strip() and not line.strip().startswith('# ...')]
+    assert len(blocks) == 2 and len(shown) > 40
+    assert [line for line in shown if line not in lines] == []
