@@ -14,10 +14,12 @@ of a sequence of configuration changes, the ``volcano.sh/colocation-config-name`
   config and its deletion) is made while Volcano runs; once Volcano has settled, colocation_sync in check
   mode must find nothing to change (any pod it would change is a disagreement, shown with both values).
 
-17 pods in two namespaces (configurations are namespaced: one namespace's configs never touch the other's
-pods) x 7 states = 119 pod cases, incl. newest-wins, resets to ``{}``, a config without selector (matches
+32 pods in two namespaces (configurations are namespaced: one namespace's configs never touch the other's
+pods) x 7 states = 224 pod cases, incl. newest-wins, resets to ``{}``, a config without selector (matches
 nothing, as in Volcano), other spacing of the same JSON, a wrong name, invalid JSON, and unrelated
-annotations that must survive.
+annotations that must survive; pods of every QoS class, with each ``volcano.sh/qos-level`` value and the
+batch-memory extended resource (neither changes which configuration a pod gets); pods that never become Ready
+(their image cannot be pulled) and pods being deleted (a finalizer keeps them, deletionTimestamp set).
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_ru
 
 NAME = 'volcano.sh/colocation-config-name'
 CONFIG = 'volcano.sh/colocation-config'
+QOS_LEVEL = 'volcano.sh/qos-level'
+BATCH_MEMORY = 'kubernetes.io/batch-memory'
 GROUP, VERSION, PLURAL = 'config.volcano.sh', 'v1alpha1', 'colocationconfigurations'
 NS_A, NS_B = 'parity-a', 'parity-b'
 SETTLE_SECONDS = 3.0  # Volcano enqueues a pod one second after an event
@@ -61,7 +65,38 @@ PODS = [
     (NS_B, 'b-batch', {'kind': 'batch'}, {}),                                    # only NS_B's config applies
     (NS_B, 'b-plain', {}, {}),
     (NS_B, 'b-stale', {'app': 'x'}, {NAME: 'batch', CONFIG: '{"memoryQos":{"highRatio":80}}'}),
+    # QoS classes, qos-level values and batch memory (SPECS): the configuration still follows the labels only
+    (NS_A, 'lc-guaranteed', {'kind': 'batch'}, {QOS_LEVEL: 'LC'}),               # batch
+    (NS_A, 'hls-burstable', {'tier': 'api'}, {QOS_LEVEL: 'HLS'}),               # web-api
+    (NS_A, 'ls-besteffort', {'kind': 'svc'}, {QOS_LEVEL: 'LS'}),                # not-web-api
+    (NS_A, 'be-batch-memory', {'kind': 'batch', 'size': 'big'}, {QOS_LEVEL: 'BE'}),  # big-batch
+    (NS_A, 'unknown-level', {'gpu': 't4'}, {QOS_LEVEL: 'XX'}),                  # gpu
+    (NS_A, 'db', {'tier': 'db'}, {}),                                            # nothing (not-web-api needs kind=svc)
+    (NS_A, 'svc-web', {'kind': 'svc', 'tier': 'web'}, {}),                      # web-api (not-web-api: NotIn fails)
+    # never Ready (SPECS: an image that cannot be pulled)
+    (NS_A, 'not-ready-batch', {'kind': 'batch'}, {}),                           # batch
+    (NS_A, 'not-ready-web', {'tier': 'web'}, {}),                               # web-api
+    (NS_A, 'not-ready-stale', {'app': 'x'}, {NAME: 'gone', CONFIG: '{"memoryQos":{"minRatio":5}}'}),  # reset
+    (NS_B, 'b-not-ready', {}, {}),                                               # everything
+    # being deleted (DELETING: a finalizer keeps them)
+    (NS_A, 'deleting-batch', {'kind': 'batch'}, {}),                            # batch
+    (NS_A, 'deleting-stale', {'app': 'x'}, {NAME: 'batch', CONFIG: '{"memoryQos":{"highRatio":80}}'}),  # reset
+    (NS_A, 'deleting-plain', {'app': 'y'}, {}),                                 # nothing
+    (NS_B, 'b-deleting', {}, {}),                                                # everything
 ]
+GUARANTEED = {'limits': {'cpu': '100m', 'memory': '64Mi'}}
+SPECS = {
+    'lc-guaranteed': {'resources': GUARANTEED},
+    'hls-burstable': {'resources': {'requests': {'memory': '32Mi'}, 'limits': {'memory': '64Mi'}}},
+    'be-batch-memory': {'resources': {'requests': {BATCH_MEMORY: '200Mi'}, 'limits': {BATCH_MEMORY: '200Mi'}}},
+    'not-ready-batch': {'image': 'registry.invalid/app:1'},
+    'not-ready-web': {'image': 'registry.invalid/app:1', 'resources': GUARANTEED},
+    'not-ready-stale': {'image': 'registry.invalid/app:1'},
+    'b-not-ready': {'image': 'registry.invalid/app:1'},
+}
+NOT_READY = set(name for name, spec in SPECS.items() if 'image' in spec)
+DELETING = {'deleting-batch', 'deleting-plain', 'deleting-stale', 'b-deleting'}
+FINALIZER = 'numaops.test/keep'
 
 
 def config(namespace, name, selector, memory_qos):
@@ -146,7 +181,6 @@ def assert_sync_agrees(capsys, cluster, state):
 
 
 def test_volcano_controller_and_colocation_sync_write_the_same_annotations(k8s_cluster, k8s_client, capsys):
-    plane = k8s_cluster.plane
     install_crd(k8s_cluster, k8s_client)
     for namespace in (NS_A, NS_B):
         k8s_cluster.namespace(namespace)
@@ -155,11 +189,35 @@ def test_volcano_controller_and_colocation_sync_write_the_same_annotations(k8s_c
         next_second()
     core = kubernetes.client.CoreV1Api(k8s_client)
     for namespace, name, labels, annotations in PODS:
+        spec = SPECS.get(name, {})
         core.create_namespaced_pod(namespace, {
-            'metadata': {'name': name, 'labels': labels, 'annotations': annotations},
-            'spec': {'nodeName': 'node-1', 'containers': [{'name': 'c', 'image': 'registry.example/app:1'}]}})
+            'metadata': {'name': name, 'labels': labels, 'annotations': annotations,
+                         'finalizers': [FINALIZER] if name in DELETING else []},
+            'spec': {'nodeName': 'node-1', 'containers': [{'name': 'c', 'image': spec.get('image', 'registry.example/app:1'),
+                                                           'resources': spec.get('resources', {})}]}})
     for namespace, name, _labels, _annotations in PODS:
-        wait_pod_running(k8s_client, name, namespace)
+        if name not in NOT_READY:
+            wait_pod_running(k8s_client, name, namespace)
+    for namespace, name, _labels, _annotations in PODS:
+        if name in DELETING:
+            core.delete_namespaced_pod(name, namespace)
+    try:
+        check_both_controllers(k8s_cluster, k8s_client, capsys, core)
+    finally:
+        for namespace, name, _labels, _annotations in PODS:
+            if name in DELETING:
+                core.patch_namespaced_pod(name, namespace, {'metadata': {'finalizers': None}},
+                                          _content_type='application/merge-patch+json')
+
+
+def check_both_controllers(k8s_cluster, k8s_client, capsys, core):
+    plane = k8s_cluster.plane
+    qos = {key: pod.status.qos_class for namespace in (NS_A, NS_B)
+           for key, pod in (('%s/%s' % (namespace, p.metadata.name), p) for p in core.list_namespaced_pod(namespace).items)}
+    assert set(qos.values()) == {'Guaranteed', 'Burstable', 'BestEffort'}
+    deleting = [p.metadata.name for namespace in (NS_A, NS_B) for p in core.list_namespaced_pod(namespace).items
+                if p.metadata.deletion_timestamp]
+    assert sorted(deleting) == sorted(DELETING)
     initial = pod_annotations(k8s_client)
 
     # --- state 0, both ways round: colocation_sync first, the pods put back, then Volcano from its start
@@ -179,10 +237,14 @@ def test_volcano_controller_and_colocation_sync_write_the_same_annotations(k8s_c
                     'web': 'web-api', 'api-svc': 'web-api', 'svc': 'not-web-api', 'svc-db': 'not-web-api',
                     'wrong-name': 'web-api', 'bad-json': 'web-api', 'plain': None, 'stale': None,
                     'stale-name': None, 'reset-done': None, 'b-batch': 'everything', 'b-plain': 'everything',
-                    'b-stale': 'everything'}
+                    'b-stale': 'everything', 'lc-guaranteed': 'batch', 'hls-burstable': 'web-api',
+                    'ls-besteffort': 'not-web-api', 'be-batch-memory': 'big-batch', 'unknown-level': 'gpu',
+                    'db': None, 'svc-web': 'web-api', 'not-ready-batch': 'batch', 'not-ready-web': 'web-api',
+                    'not-ready-stale': None, 'b-not-ready': 'everything', 'deleting-batch': 'batch',
+                    'deleting-stale': None, 'deleting-plain': None, 'b-deleting': 'everything'}
         assert {k.split('/')[1]: v[0] for k, v in by_volcano.items()} == expected
         assert by_volcano[NS_A + '/plain'] == (None, None)
-        for reset in ('stale', 'stale-name', 'reset-done'):
+        for reset in ('stale', 'stale-name', 'reset-done', 'not-ready-stale', 'deleting-stale'):
             assert by_volcano[NS_A + '/' + reset] == (None, '{}')
         # the same JSON with other spacing is left alone by both; unrelated annotations survive
         assert by_volcano[NS_A + '/gpu-spaced'] == initial[NS_A + '/gpu-spaced']
@@ -227,4 +289,4 @@ def test_volcano_controller_and_colocation_sync_write_the_same_annotations(k8s_c
     assert names['a newer catch-all in ' + NS_A]['b-plain'] == 'everything'
     assert names['the catch-all deleted']['plain'] is None
     assert states['the catch-all deleted'][NS_A + '/plain'][1] == '{}'
-    assert len(PODS) * len(states) >= 30
+    assert len(PODS) >= 30 and len(PODS) * len(states) >= 200
