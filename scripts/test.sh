@@ -22,6 +22,8 @@ source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release molecule)
+# the execution environment (stage ee) only when asked: scripts/test.sh ee, or NUMAOPS_EE=1 for a whole run
+[ "${NUMAOPS_EE:-0}" != 1 ] || ALL_STAGES+=(ee)
 UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 # the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
@@ -129,6 +131,15 @@ stage_release() {
   log "the release check (scripts/release.sh check)"
   nice -n 5 scripts/release.sh check
 }
+# the execution environment of examples/awx: a Debian base image (debootstrap, cached by recipe), ansible-builder
+# build, and the playbooks run in it through ansible-navigator (sandbox node, test control plane). Named only, or
+# NUMAOPS_EE=1 for a whole run: it costs minutes a whole run does not have to spare (docs/execution-environment.md)
+stage_ee() {
+  ensure_upstream
+  ensure_apt podman debootstrap
+  log "the execution environment (tests/ee/ee.sh all)"
+  nice -n 5 bash tests/ee/ee.sh all
+}
 # the test VM's image (built once per recipe, cached) and the selftest of the raw node; in a whole run this is a
 # job of its own that needs nothing built by Go, so the image is ready when molecule:vm starts after upstream
 stage_vmimage() {
@@ -187,6 +198,7 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
     if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
   done
   JOBS+=(sanity lint build docs release)
+  [ "${NUMAOPS_EE:-0}" != 1 ] || JOBS+=(ee@upstream)
   t0=$SECONDS
   rc=0; python3 scripts/lanes.py --jobs "${NUMAOPS_JOBS:-2}" "${JOBS[@]}" || rc=$?
   [ $rc -eq 0 ] || die "some jobs failed (listed above); the whole run took $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s"
