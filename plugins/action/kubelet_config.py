@@ -11,6 +11,7 @@ import posixpath
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, reservation_merge, reservations
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import dropin
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml, numa_auto
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction, make_diff
 
@@ -29,7 +30,65 @@ def kubelet_yaml_free(value):
     return value
 
 
+def _minor(version):
+    try:
+        return kubelet.parse_kubelet_version(version) if version else None
+    except ValueError:
+        return None  # validate() refuses it, naming the option
+
+
+def asked_entries(wanted, asked, dropped, mode):
+    """{key: None (the whole key) or [entries]} of what the task sets, for dropin.conflicts()."""
+    entries = {}
+    for key, value in wanted.items():
+        if value is kubelet.REMOVE or not isinstance(value, dict):
+            entries[key] = None
+        elif key == 'featureGates':
+            entries[key] = sorted(value)
+        elif key in ('systemReserved', 'kubeReserved') and mode == 'merge':
+            option = kubelet.OPTION_FOR_KEY[key]
+            entries[key] = sorted(set(asked.get(option) or {}) | set(dropped.get(key, [])))
+        else:
+            entries[key] = None
+    return entries
+
+
 class ActionModule(NodeFilesAction):
+
+    def _list_dropins(self, config_dir, path, task_vars):
+        """The drop-in files below ``config_dir`` the kubelet reads (in its order) and the entries it skips."""
+        found = self._execute_module(
+            module_name='ansible.builtin.find',
+            module_args=dict(paths=[config_dir], recurse=True, file_type='any', hidden=True, follow=False),
+            task_vars=task_vars)
+        if found.get('failed') or found.get('skipped_paths'):
+            why = found.get('msg') or '; '.join('%s' % item for item in (found.get('skipped_paths') or {}).values())
+            raise AnsibleActionFail(_refusal(path, [
+                'config_dir %s cannot be listed (%s); the kubelet started with --config-dir=%s refuses to start when '
+                'it cannot walk the directory. Create the directory, point config_dir at the --config-dir of the '
+                'kubelet unit, or omit config_dir when the kubelet has no drop-in directory' % (
+                    config_dir, why, config_dir)]))
+        entries = [(item['path'], bool(item.get('isdir'))) for item in found.get('files') or []]
+        return dropin.dropin_files(config_dir, entries)
+
+    def _load_dropins(self, files, paths, minor):
+        dropins = []
+        for item in paths:
+            state = files[item]
+            if not state.exists:
+                raise AnsibleActionFail(_refusal(item, ['%s vanished while it was read; nothing was changed. Run the '
+                                                        'task again' % item]))
+            try:
+                doc = kubelet_yaml.load(state.text, item, flow=True)
+            except kubelet_yaml.KubeletYamlError as err:
+                raise AnsibleActionFail('%s (a drop-in of the kubelet: the kubelet refuses to start with it)' % err)
+            config = kubelet_yaml.to_plain(doc) if doc is not None else None
+            try:
+                dropin.check_dropin(config, item, minor)
+            except kubelet.KubeletConfigError as err:
+                raise AnsibleActionFail(_refusal(item, err.errors))
+            dropins.append((item, config))
+        return dropins
 
     def _derive_auto(self, auto, planned, args, task_vars, path):
         facts_result = self._execute_module(
@@ -80,7 +139,12 @@ class ActionModule(NodeFilesAction):
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
 
-        files = self.read_files([path, cpu_state, memory_state], task_vars, opaque=(cpu_state, memory_state))
+        minor = _minor(args['kubelet_version'])
+        config_dir = args.get('config_dir')
+        dropin_paths, dropin_skipped = self._list_dropins(config_dir, path, task_vars) if config_dir else ([], [])
+        files = self.read_files([path, cpu_state, memory_state] + dropin_paths, task_vars,
+                                opaque=(cpu_state, memory_state))
+        dropins = self._load_dropins(files, dropin_paths, minor)
         current_file = files[path]
         if current_file.exists:
             text = current_file.text
@@ -97,6 +161,7 @@ class ActionModule(NodeFilesAction):
             raise AnsibleActionFail(str(err))
         current = kubelet_yaml.to_plain(doc) if doc is not None else None
         removed_reservations = []
+        entries = asked_entries(wanted, asked, dropped, args['reservations'])
         try:
             kubelet.check_document(current, path)
             for key in reservation_merge.RESERVATION_KEYS:
@@ -113,14 +178,22 @@ class ActionModule(NodeFilesAction):
                 removed_reservations.extend(reservation_merge.describe_removed(key, removed))
             new_config, changed_fields = kubelet.plan_values(current, wanted)
             if auto:
-                derived_params, derived = self._derive_auto(auto, new_config, args, task_vars, path)
+                derived_params, derived = self._derive_auto(
+                    auto, dropin.effective_config(new_config, dropins, minor), args, task_vars, path)
                 wanted.update(kubelet.requested_values(derived_params))
+                entries.update((key, None) for key in kubelet.requested_values(derived_params))
                 new_config, changed_fields = kubelet.plan_values(current, wanted)
-            warnings = kubelet.validate(new_config, args['kubelet_version'])
+            # judged on what the kubelet runs: the main file with the drop-ins merged over it
+            current_effective = dropin.effective_config(current, dropins, minor)
+            new_effective = dropin.effective_config(new_config, dropins, minor)
+            overridden = dropin.conflicts(entries, new_config, new_effective, dropins, config_dir, path)
+            if overridden:
+                raise kubelet.KubeletConfigError(overridden)
+            warnings = kubelet.validate(new_effective, args['kubelet_version'])
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
         removals, state_warnings = kubelet.state_files_to_remove(
-            current, new_config, files[cpu_state].text, files[memory_state].text, state_dir)
+            current_effective, new_effective, files[cpu_state].text, files[memory_state].text, state_dir)
         warnings.extend(state_warnings)
 
         new_text = kubelet_yaml.render(text, doc, new_config, changed_fields)
@@ -143,9 +216,13 @@ class ActionModule(NodeFilesAction):
 
         removed = list(outcome.get('removed', []))
         reasons = dict((item['path'], item['reason']) for item in removals)
+        written = bool(outcome.get('written'))
+        if dropins:
+            # a change the drop-ins hide entirely does not change what the kubelet runs
+            written = written and current_effective != new_effective
         result.update(
             changed=bool(outcome.get('changed')),
-            restart_required=bool(outcome.get('written') or removed),
+            restart_required=bool(written or removed),
             changed_fields=changed_fields,
             state_files_removed=removed,
             state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
@@ -155,6 +232,10 @@ class ActionModule(NodeFilesAction):
         )
         if auto:
             result['derived'] = derived
+        found_overrides = dropin.overrides(dropins)
+        if config_dir:
+            result.update(config_dir=config_dir, drop_in_files=dropin_paths, drop_in_files_skipped=dropin_skipped,
+                          drop_in_overrides=found_overrides, effective_config=kubelet.managed_view(new_effective))
         backup = outcome.get('backup_files', {}).get(path)
         if backup:
             result['backup_file'] = backup
@@ -175,6 +256,10 @@ class ActionModule(NodeFilesAction):
             messages.append('derived from the NUMA topology: %s' % ', '.join(
                 '%s=%s' % (name, kubelet_yaml_free(item['value'])) for name, item in sorted(derived.items())))
         result['msg'] = '; '.join(messages) if messages else '%s: already as requested' % path
+        if found_overrides:
+            result['msg'] += '; drop-ins set managed keys over %s: %s' % (path, ', '.join(
+                '%s %s=%s' % (item['file'], item['key'], 'null (removed)' if item['value'] is None
+                              else kubelet_yaml_free(item['value'])) for item in found_overrides))
         if warnings:
             result['warnings'] = warnings
         if self._play_context.diff:

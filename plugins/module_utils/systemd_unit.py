@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The effective command line of a systemd service, read from its unit file and drop-ins as systemd reads them,
-and the ``--config`` the kubelet is started with.
+and the ``--config`` and ``--config-dir`` the kubelet is started with.
 
 systemd's rules that matter here (systemd.unit(5), systemd.service(5), systemd.exec(5)):
 
@@ -218,14 +218,19 @@ def flag_value(argv, flag):
 
 
 def kubelet_config_path(texts, unit_dirs, service='kubelet', env_texts=None, root=''):
-    """The ``--config`` of the kubelet's effective ``ExecStart`` (see effective_service), with where it came
-    from. Returns {'config': path or '', 'unit': ..., 'drop_ins': [...], 'exec_start': ...}."""
+    """The ``--config`` and ``--config-dir`` (the kubelet's drop-in directory) of the kubelet's effective
+    ``ExecStart`` (see effective_service), with where they came from. Returns {'config': path or '',
+    'config_dir': path or '', 'unit': ..., 'drop_ins': [...], 'exec_start': ...}."""
     service_info = effective_service(texts, unit_dirs, service, env_texts, root)
     config = flag_value(service_info['argv'], 'config') or ''
     if '$' in config:
         config = ''
+    config_dir = flag_value(service_info['argv'], 'config-dir') or ''
+    if '$' in config_dir:
+        config_dir = ''
     return {
         'config': config,
+        'config_dir': config_dir,
         'unit': service_info['unit'],
         'drop_ins': service_info['drop_ins'],
         'exec_start': service_info['exec_start'],

@@ -53,8 +53,9 @@ def _yaml():
     return yaml
 
 
-def load(text, path):
-    """Parse ``text``; return the ruamel document (a CommentedMap, or None for an empty file)."""
+def load(text, path, flow=False):
+    """Parse ``text``; return the ruamel document (a CommentedMap, or None for an empty file). ``flow``: a
+    flow-style (JSON) mapping is accepted (a file that is only read, never edited)."""
     require_ruamel()
     try:
         documents = list(_yaml().load_all(text))
@@ -71,7 +72,7 @@ def load(text, path):
     if not documents:
         return None
     doc = documents[0]
-    if isinstance(doc, CommentedMap) and doc.fa.flow_style():
+    if not flow and isinstance(doc, CommentedMap) and doc.fa.flow_style():
         raise KubeletYamlError('%s is written as a single flow-style (JSON) mapping; this module edits '
                                'block-style YAML only; nothing was changed' % path)
     return doc

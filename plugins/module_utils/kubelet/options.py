@@ -151,6 +151,7 @@ ARGUMENT_SPEC = dict(
     backup=dict(type='bool', default=False),
     reservations=dict(type='str', choices=['merge', 'replace'], default='replace'),
     kubelet_version=dict(type='str'),
+    config_dir=dict(type='path'),
     **dict((row.option, _spec(row)) for row in OPTIONS)
 )
 

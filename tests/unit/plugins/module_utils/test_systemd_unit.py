@@ -103,3 +103,35 @@ def test_flag_value_forms():
     assert su.flag_value(['k', '--config', '/a', '-config=/b'], 'config') == '/b'
     assert su.flag_value(['k', '--config'], 'config') is None
     assert su.flag_value(['k', '--configx=/a'], 'config') is None
+
+
+def test_config_dir_from_the_kubeadm_env_file():
+    texts = {USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM}
+    env = {'/r/var/lib/kubelet/kubeadm-flags.env': 'KUBELET_KUBEADM_ARGS="--config-dir=/etc/kubernetes/kubelet.conf.d"\n'}
+    found = config(texts, env)
+    assert found['config'] == '/var/lib/kubelet/config.yaml'
+    assert found['config_dir'] == '/etc/kubernetes/kubelet.conf.d'
+
+
+def test_config_dir_separate_word_last_wins_and_absent():
+    unit = '[Service]\nExecStart=/usr/bin/kubelet --config-dir /a.d --config=/c.yaml --config-dir=/b.d\n'
+    found = config({USR + '/kubelet.service': unit})
+    assert found['config_dir'] == '/b.d' and found['config'] == '/c.yaml'
+    found = config({USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM})
+    assert found['config_dir'] == ''
+
+
+def test_config_dir_does_not_take_config_and_config_does_not_take_config_dir():
+    unit = '[Service]\nExecStart=/usr/bin/kubelet --config-dir=/d\n'
+    found = config({USR + '/kubelet.service': unit})
+    assert found['config'] == '' and found['config_dir'] == '/d'
+
+
+def test_config_dir_from_an_extra_args_drop_in_of_etc():
+    texts = {
+        USR + '/kubelet.service': UNIT,
+        USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM,
+        ETC + '/kubelet.service.d/20-dir.conf': '[Service]\nEnvironment="KUBELET_EXTRA_ARGS=--config-dir=/etc/kubelet.d"\n',
+    }
+    assert config(texts)['config_dir'] == '/etc/kubelet.d'
+

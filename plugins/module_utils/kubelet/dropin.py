@@ -1,0 +1,248 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The kubelet's drop-in directory (``--config-dir``): which files it reads, in which order, and the
+configuration it runs with once they are merged over the main file.
+
+The kubelet's rules (``cmd/kubelet/app/server.go``, ``mergeKubeletConfigurations``):
+
+- the directory is walked recursively (Go's ``filepath.WalkDir``: entries of each directory in name order, a
+  sub-directory visited at its place in that order, a link to a directory not followed); every entry that is not a
+  directory and whose name ends in ``.conf`` (case-sensitive) is read, everything else is skipped;
+- a directory that does not exist stops the kubelet at start-up; so does an empty drop-in, one that is not YAML or
+  JSON, and (1.32 and later) one whose ``apiVersion``/``kind`` is not ``kubelet.config.k8s.io/v1beta1`` /
+  ``KubeletConfiguration``;
+- 1.32 and later: the main configuration (defaulted) is turned into JSON and each drop-in is applied to it in that
+  order as a JSON merge patch (RFC 7386): maps are merged key by key, every other value (scalars, lists) is
+  replaced whole, and ``null`` removes the key, which the kubelet then defaults;
+- 1.31: the drop-ins are merged among themselves the same way, and the result is decoded over the main
+  configuration: maps merged, other values replaced, but a ``null`` does not remove what the main file sets.
+
+Pure functions, standard library only (Python 3.8+).
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import copy
+import json
+import posixpath
+
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
+    API_VERSION, KIND, KubeletConfigError)
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.options import MANAGED_KEYS, OPTION_FOR_KEY
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.plan import nested_value_equal, value_equal
+
+SUFFIX = '.conf'
+# the first kubelet minor that applies drop-ins as merge patches over the defaulted main configuration
+PATCH_OVER_MAIN_SINCE = 32
+# the kubelet's hard-eviction thresholds when the main file sets none (pkg/kubelet/eviction/defaults_linux.go)
+DEFAULT_EVICTION_HARD = {
+    'memory.available': '100Mi',
+    'nodefs.available': '10%',
+    'nodefs.inodesFree': '5%',
+    'imagefs.available': '15%',
+    'imagefs.inodesFree': '5%',
+}
+# managed keys whose value is a map: a drop-in overrides them entry by entry
+MAP_KEYS = ('cpuManagerPolicyOptions', 'topologyManagerPolicyOptions', 'systemReserved', 'kubeReserved',
+            'featureGates')
+
+
+def _pretty(value):
+    return json.dumps(value, sort_keys=True)
+
+
+def go_ext(name):
+    """Go's ``filepath.Ext`` of a file name: the suffix from its last dot, or ''."""
+    dot = name.rfind('.')
+    return name[dot:] if dot >= 0 else ''
+
+
+def dropin_files(config_dir, entries):
+    """The drop-in files the kubelet reads below ``config_dir``, in its order, and the entries it skips.
+
+    ``entries``: (path, is_dir) of everything below ``config_dir`` (any depth), ``is_dir`` true only for a real
+    directory (a link to one is not). Returns ``(files, skipped)``."""
+    prefix = config_dir.rstrip('/') + '/'
+    files = []
+    skipped = []
+    for path, is_dir in entries:
+        if is_dir or not path.startswith(prefix):
+            continue
+        if go_ext(posixpath.basename(path)) == SUFFIX:
+            files.append(path)
+        else:
+            skipped.append(path)
+
+    def order(path):
+        return path[len(prefix):].split('/')
+    return sorted(files, key=order), sorted(skipped, key=order)
+
+
+def check_dropin(config, path, minor=None):
+    """Refuse a drop-in the kubelet refuses to start with (raises KubeletConfigError naming the file)."""
+    if config is None:
+        raise KubeletConfigError(['%s is empty; the kubelet refuses to start with an empty drop-in ("kubelet config '
+                                  'file was empty"). Remove it or give it apiVersion %s, kind %s and the keys it '
+                                  'sets' % (path, API_VERSION, KIND)])
+    if not isinstance(config, dict):
+        raise KubeletConfigError(['%s does not hold a YAML mapping (found %s); the kubelet refuses to start with it. '
+                                  'A drop-in is a KubeletConfiguration document (apiVersion %s, kind %s) holding only '
+                                  'the keys it overrides' % (path, type(config).__name__, API_VERSION, KIND)])
+    if minor is not None and minor < PATCH_OVER_MAIN_SINCE:
+        return
+    problems = []
+    if config.get('kind') != KIND:
+        problems.append('kind is %s, expected "%s"' % (_pretty(config.get('kind')), KIND))
+    if config.get('apiVersion') != API_VERSION:
+        problems.append('apiVersion is %s, expected "%s"' % (_pretty(config.get('apiVersion')), API_VERSION))
+    if problems:
+        raise KubeletConfigError(['%s: %s; the kubelet refuses to start with a drop-in that is not a '
+                                  'KubeletConfiguration ("failed to load kubelet dropin file"). Set both, or remove '
+                                  'the file' % (path, ', '.join(problems))])
+    for key in config:
+        for managed in MANAGED_KEYS:
+            if key != managed and key.lower() == managed.lower():
+                raise KubeletConfigError(['%s: key %s is spelled %s by the kubelet; the kubelet\'s JSON decoding '
+                                          'matches it regardless of case, so which of the two wins depends on the '
+                                          'key order. Rename it to %s' % (path, key, managed, managed)])
+
+
+def merge_patch(target, patch):
+    """RFC 7386 JSON merge patch of ``patch`` over ``target`` (neither is changed)."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def _decode_over(target, value):
+    """Go's json.Unmarshal of ``value`` into an existing ``target``: maps merged, everything else replaced."""
+    if isinstance(target, dict) and isinstance(value, dict):
+        result = copy.deepcopy(target)
+        for key, item in value.items():
+            result[key] = _decode_over(result.get(key), item)
+        return result
+    return copy.deepcopy(value)
+
+
+def _eviction_base(main):
+    """evictionHard as the kubelet holds it after reading the main file alone (defaults filled in)."""
+    hard = main.get('evictionHard')
+    if not isinstance(hard, dict):
+        return dict(DEFAULT_EVICTION_HARD)
+    hard = dict(hard)
+    if main.get('mergeDefaultEvictionSettings') is True:
+        for name, value in DEFAULT_EVICTION_HARD.items():
+            hard.setdefault(name, value)
+    return hard
+
+
+def effective_config(main, dropins, minor=None):
+    """The configuration the kubelet runs with: ``main`` (the main file's plain dict) with ``dropins``
+    ([(path, plain dict)], in the kubelet's order) merged over it, by the rules of kubelet minor ``minor``
+    (None: the current rules). ``main`` is returned as it is when there are no drop-ins."""
+    if not dropins:
+        return main
+    if minor is not None and minor < PATCH_OVER_MAIN_SINCE:
+        combined = {}
+        for _path, config in dropins:
+            combined = merge_patch(combined, config)
+        return _decode_over(main, combined)
+    result = copy.deepcopy(main)
+    if any('evictionHard' in config for _path, config in dropins):
+        # the merge starts from the defaulted main configuration: a drop-in's evictionHard entries merge into
+        # the kubelet's defaults when the main file sets none
+        result['evictionHard'] = _eviction_base(main)
+    for _path, config in dropins:
+        result = merge_patch(result, config)
+    if 'evictionHard' not in result and any('evictionHard' in config for _path, config in dropins):
+        result['evictionHard'] = {}  # a drop-in's null: the kubelet runs with no hard-eviction threshold
+    return result
+
+
+def _touches(config, key, entry=None):
+    """Whether a drop-in's ``config`` sets (or removes) ``key`` (the map entry ``entry`` of it, when given)."""
+    if key not in config:
+        return False
+    if entry is None:
+        return True
+    value = config[key]
+    return not isinstance(value, dict) or entry in value
+
+
+def overrides(dropins, keys=MANAGED_KEYS):
+    """Every managed key (a map key: each of its entries, as ``key.entry``) a drop-in sets or removes, in the
+    kubelet's order: [{'file', 'key', 'value'}] (``value`` None for a removal)."""
+    found = []
+    for path, config in dropins:
+        for key in keys:
+            if key not in config:
+                continue
+            value = config[key]
+            if key in MAP_KEYS and isinstance(value, dict) and value:
+                for entry in sorted(value):
+                    found.append({'file': path, 'key': '%s.%s' % (key, entry), 'value': copy.deepcopy(value[entry])})
+            else:
+                found.append({'file': path, 'key': key, 'value': copy.deepcopy(value)})
+    return found
+
+
+def _last_toucher(dropins, key, entry=None):
+    for path, config in reversed(dropins):
+        if _touches(config, key, entry):
+            return path
+    return None
+
+
+def _entry(value, entry):
+    return value.get(entry) if isinstance(value, dict) else None
+
+
+def conflicts(asked, planned, effective, dropins, config_dir, path):
+    """Refusals for values the task asks that a drop-in overrides.
+
+    ``asked``: {key: None (the whole key) or [entries of a map key]} the task sets; ``planned``: the main file's
+    new configuration; ``effective``: ``planned`` with the drop-ins merged over it (effective_config)."""
+    errors = []
+    for key in MANAGED_KEYS:
+        if key not in asked:
+            continue
+        entries = asked[key]
+        option = OPTION_FOR_KEY[key]
+        if entries is None:
+            if value_equal(key, effective.get(key), planned.get(key)):
+                continue
+            if key not in MAP_KEYS or not isinstance(effective.get(key), dict):
+                places = [(None, _last_toucher(dropins, key))]
+                entries = ()
+            else:
+                entries = sorted(set(planned.get(key) or {}) | set(effective.get(key) or {}))
+                places = []
+        else:
+            places = []
+        if entries:
+            for entry in entries:
+                mine, theirs = _entry(planned.get(key), entry), _entry(effective.get(key), entry)
+                if (mine is None) != (theirs is None) or (
+                        mine is not None and not nested_value_equal(key, entry, theirs, mine)):
+                    places.append((entry, _last_toucher(dropins, key, entry)))
+        for entry, dropin in places:
+            if dropin is None:
+                continue
+            name = key if entry is None else '%s.%s' % (key, entry)
+            mine = planned.get(key) if entry is None else _entry(planned.get(key), entry)
+            theirs = effective.get(key) if entry is None else _entry(effective.get(key), entry)
+            wanted = ('%s set to %s' % (name, _pretty(mine))) if mine is not None else ('%s removed' % name)
+            runs = ('sets %s to %s' % (name, _pretty(theirs))) if theirs is not None else ('removes %s' % name)
+            errors.append(
+                '%s %s, and the kubelet merges the drop-in directory %s over %s (every *.conf file, in name order), '
+                'so it would run with that instead of %s (option %s). Remove %s from %s, set it there to the value '
+                'you ask, or leave %s unset' % (dropin, runs, config_dir, path, wanted, option, name, dropin, option))
+    return errors
