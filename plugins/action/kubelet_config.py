@@ -71,7 +71,7 @@ class ActionModule(NodeFilesAction):
         entries = [(item['path'], bool(item.get('isdir'))) for item in found.get('files') or []]
         return dropin.dropin_files(config_dir, entries)
 
-    def _load_dropins(self, files, paths, minor):
+    def _load_dropins(self, files, paths):
         dropins = []
         for item in paths:
             state = files[item]
@@ -84,7 +84,7 @@ class ActionModule(NodeFilesAction):
                 raise AnsibleActionFail('%s (a drop-in of the kubelet: the kubelet refuses to start with it)' % err)
             config = kubelet_yaml.to_plain(doc) if doc is not None else None
             try:
-                dropin.check_dropin(config, item, minor)
+                dropin.check_dropin(config, item)
             except kubelet.KubeletConfigError as err:
                 raise AnsibleActionFail(_refusal(item, err.errors))
             dropins.append((item, config))
@@ -144,7 +144,7 @@ class ActionModule(NodeFilesAction):
         dropin_paths, dropin_skipped = self._list_dropins(config_dir, path, task_vars) if config_dir else ([], [])
         files = self.read_files([path, cpu_state, memory_state] + dropin_paths, task_vars,
                                 opaque=(cpu_state, memory_state))
-        dropins = self._load_dropins(files, dropin_paths, minor)
+        dropins = self._load_dropins(files, dropin_paths)
         current_file = files[path]
         if current_file.exists:
             text = current_file.text

@@ -57,6 +57,22 @@ options:
       - Must hold a single block-style YAML C(KubeletConfiguration) document.
     type: path
     default: /var/lib/kubelet/config.yaml
+  config_dir:
+    description:
+      - The kubelet's drop-in directory (its C(--config-dir), Kubernetes 1.30 and later). Every file below it whose
+        name ends in C(.conf) is merged over O(path) in name order (sub-directories at their place in that order),
+        as the kubelet does - maps entry by entry, other values replaced, V(null) removing a key (from 1.32; in 1.31
+        a V(null) does not remove what O(path) sets).
+      - The checks, RV(state_files_removed) and RV(restart_required) are then judged on that merged configuration,
+        the one the kubelet runs. A value the task asks that a drop-in overrides (sets to something else or removes)
+        is refused before anything changes, naming the drop-in, the key and its value; the drop-ins are never
+        edited. Drop-ins that set keys this module manages are listed in RV(drop_in_overrides) and RV(msg).
+      - A directory that cannot be listed, an empty drop-in, one that is not YAML or JSON, or one without
+        C(apiVersion) C(kubelet.config.k8s.io/v1beta1) and C(kind) C(KubeletConfiguration) is refused naming the
+        file (the kubelet refuses to start with each of them). A key spelled like a managed key in another case is
+        refused too (the kubelet matches it regardless of case and the result depends on the key order).
+      - Not set, drop-ins are not read, as for a kubelet started without C(--config-dir).
+    type: path
   state_dir:
     description: The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
     type: path
@@ -204,7 +220,7 @@ notes:
     Drain the node first when a checkpoint file is removed. The kubelet rewrites its checkpoint files while
     it runs, so stop it before this task (or restart it right after) when policies change.'
   - Checks that need the node's hardware (whether reserved CPUs exist, NUMA node count) are left to the kubelet.
-  - A JSON or flow-style configuration file is refused.
+  - A JSON or flow-style configuration file is refused (a drop-in, which is only read, may be JSON).
 seealso:
   - name: Control CPU Management Policies on the Node
     description: The CPU manager, its policies and options.
@@ -275,7 +291,10 @@ changed_fields:
   elements: str
   sample: [cpuManagerPolicy, reservedSystemCPUs, topologyManagerPolicy]
 restart_required:
-  description: Whether the kubelet must be restarted to apply the change (the file or a checkpoint changed).
+  description:
+    - Whether the kubelet must be restarted to apply the change (the file or a checkpoint changed). With
+      O(config_dir), a file change that the drop-ins hide entirely (the merged configuration stays the same) needs no
+      restart.
   returned: success
   type: bool
   sample: true
@@ -348,6 +367,44 @@ derived:
       sum_bytes: 1178599424
       parts_bytes: {kubeReserved: 524288000, systemReserved: 524288000, evictionHard: 104857600}
       split: numa0
+config_dir:
+  description: The drop-in directory read (O(config_dir)).
+  returned: when O(config_dir) is set
+  type: str
+  sample: /etc/kubernetes/kubelet.conf.d
+drop_in_files:
+  description: The drop-in files merged over O(path), in the order the kubelet merges them (a later one wins).
+  returned: when O(config_dir) is set
+  type: list
+  elements: str
+  sample: [/etc/kubernetes/kubelet.conf.d/10-site.conf, /etc/kubernetes/kubelet.conf.d/90-vendor.conf]
+drop_in_files_skipped:
+  description: The other entries below O(config_dir) that are not directories, which the kubelet does not read.
+  returned: when O(config_dir) is set
+  type: list
+  elements: str
+  sample: [/etc/kubernetes/kubelet.conf.d/README]
+drop_in_overrides:
+  description:
+    - Each managed key a drop-in sets (a dictionary key - C(systemReserved), C(featureGates), ... - entry by entry,
+      as C(key.entry)), in merge order, with the drop-in C(file) and the C(value) it sets (V(null) when it removes
+      the key).
+  returned: when O(config_dir) is set
+  type: list
+  elements: dict
+  sample:
+    - file: /etc/kubernetes/kubelet.conf.d/10-site.conf
+      key: systemReserved.memory
+      value: 1Gi
+effective_config:
+  description:
+    - The managed keys of the configuration the kubelet runs after the change, O(path) with the drop-ins merged
+      over it (RV(config) is O(path) alone).
+  returned: when O(config_dir) is set
+  type: dict
+  sample:
+    cpuManagerPolicy: static
+    reservedSystemCPUs: 0-1
 diff:
   description: The file's diff and, for each removed checkpoint file, its removal (in diff mode).
   returned: diff mode

@@ -11,8 +11,8 @@ The kubelet's rules (``cmd/kubelet/app/server.go``, ``mergeKubeletConfigurations
   sub-directory visited at its place in that order, a link to a directory not followed); every entry that is not a
   directory and whose name ends in ``.conf`` (case-sensitive) is read, everything else is skipped;
 - a directory that does not exist stops the kubelet at start-up; so does an empty drop-in, one that is not YAML or
-  JSON, and (1.32 and later) one whose ``apiVersion``/``kind`` is not ``kubelet.config.k8s.io/v1beta1`` /
-  ``KubeletConfiguration``;
+  JSON, and one without ``apiVersion``/``kind`` (1.32 and later: other than ``kubelet.config.k8s.io/v1beta1`` /
+  ``KubeletConfiguration``; this module asks for exactly those in every release);
 - 1.32 and later: the main configuration (defaulted) is turned into JSON and each drop-in is applied to it in that
   order as a JSON merge patch (RFC 7386): maps are merged key by key, every other value (scalars, lists) is
   replaced whole, and ``null`` removes the key, which the kubelet then defaults;
@@ -80,7 +80,7 @@ def dropin_files(config_dir, entries):
     return sorted(files, key=order), sorted(skipped, key=order)
 
 
-def check_dropin(config, path, minor=None):
+def check_dropin(config, path):
     """Refuse a drop-in the kubelet refuses to start with (raises KubeletConfigError naming the file)."""
     if config is None:
         raise KubeletConfigError(['%s is empty; the kubelet refuses to start with an empty drop-in ("kubelet config '
@@ -90,8 +90,6 @@ def check_dropin(config, path, minor=None):
         raise KubeletConfigError(['%s does not hold a YAML mapping (found %s); the kubelet refuses to start with it. '
                                   'A drop-in is a KubeletConfiguration document (apiVersion %s, kind %s) holding only '
                                   'the keys it overrides' % (path, type(config).__name__, API_VERSION, KIND)])
-    if minor is not None and minor < PATCH_OVER_MAIN_SINCE:
-        return
     problems = []
     if config.get('kind') != KIND:
         problems.append('kind is %s, expected "%s"' % (_pretty(config.get('kind')), KIND))
