@@ -134,4 +134,3 @@ def test_config_dir_from_an_extra_args_drop_in_of_etc():
         ETC + '/kubelet.service.d/20-dir.conf': '[Service]\nEnvironment="KUBELET_EXTRA_ARGS=--config-dir=/etc/kubelet.d"\n',
     }
     assert config(texts)['config_dir'] == '/etc/kubelet.d'
-
