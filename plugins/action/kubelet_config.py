@@ -56,7 +56,12 @@ def asked_entries(wanted, asked, dropped, mode):
 class ActionModule(NodeFilesAction):
 
     def _list_dropins(self, config_dir, path, task_vars):
-        """The drop-in files below ``config_dir`` the kubelet reads (in its order) and the entries it skips."""
+        """The drop-in files below ``config_dir`` the kubelet reads (in its order), the entries it skips, and a
+        warning when it reads none because the directory is a link."""
+        root = self._execute_module(module_name='ansible.builtin.stat', task_vars=task_vars, module_args=dict(
+            path=config_dir, follow=False, get_checksum=False, get_mime=False, get_attributes=False))
+        if root.get('stat', {}).get('islnk'):
+            return [], [], dropin.link_root_warning(config_dir)
         found = self._execute_module(
             module_name='ansible.builtin.find',
             module_args=dict(paths=[config_dir], recurse=True, file_type='any', hidden=True, follow=False),
@@ -69,7 +74,8 @@ class ActionModule(NodeFilesAction):
                 'kubelet unit, or omit config_dir when the kubelet has no drop-in directory' % (
                     config_dir, why, config_dir)]))
         entries = [(item['path'], bool(item.get('isdir'))) for item in found.get('files') or []]
-        return dropin.dropin_files(config_dir, entries)
+        files, skipped = dropin.dropin_files(config_dir, entries)
+        return files, skipped, None
 
     def _load_dropins(self, files, paths):
         dropins = []
@@ -81,7 +87,7 @@ class ActionModule(NodeFilesAction):
             try:
                 doc = kubelet_yaml.load(state.text, item, flow=True)
             except kubelet_yaml.KubeletYamlError as err:
-                raise AnsibleActionFail('%s (a drop-in of the kubelet: the kubelet refuses to start with it)' % err)
+                raise AnsibleActionFail('%s (a drop-in file of the kubelet\'s --config-dir)' % err)
             config = kubelet_yaml.to_plain(doc) if doc is not None else None
             try:
                 dropin.check_dropin(config, item)
@@ -141,7 +147,8 @@ class ActionModule(NodeFilesAction):
 
         minor = _minor(args['kubelet_version'])
         config_dir = args.get('config_dir')
-        dropin_paths, dropin_skipped = self._list_dropins(config_dir, path, task_vars) if config_dir else ([], [])
+        dropin_paths, dropin_skipped, link_warning = (
+            self._list_dropins(config_dir, path, task_vars) if config_dir else ([], [], None))
         files = self.read_files([path, cpu_state, memory_state] + dropin_paths, task_vars,
                                 opaque=(cpu_state, memory_state))
         dropins = self._load_dropins(files, dropin_paths)
@@ -189,9 +196,18 @@ class ActionModule(NodeFilesAction):
             overridden = dropin.conflicts(entries, new_config, new_effective, dropins, config_dir, path)
             if overridden:
                 raise kubelet.KubeletConfigError(overridden)
-            warnings = kubelet.validate(new_effective, args['kubelet_version'])
+            try:
+                warnings = kubelet.validate(new_effective, args['kubelet_version'])
+            except kubelet.KubeletConfigError as err:
+                if not dropins:
+                    raise
+                raise kubelet.KubeletConfigError(err.errors + [
+                    'the configuration judged is %s with the drop-ins %s merged over it, as the kubelet reads them'
+                    % (path, ', '.join(dropin_paths))])
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
+        if link_warning:
+            warnings.append(link_warning)
         removals, state_warnings = kubelet.state_files_to_remove(
             current_effective, new_effective, files[cpu_state].text, files[memory_state].text, state_dir)
         warnings.extend(state_warnings)

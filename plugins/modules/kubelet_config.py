@@ -60,7 +60,9 @@ options:
   config_dir:
     description:
       - The kubelet's drop-in directory (its C(--config-dir), Kubernetes 1.30 and later). Every file below it whose
-        name ends in C(.conf) is merged over O(path) in name order (sub-directories at their place in that order),
+        name ends in C(.conf) is merged over O(path) in name order (sub-directories at their place in that order;
+        links to directories are not followed, and when O(config_dir) itself is a link nothing is read, with a
+        warning, as the kubelet reads nothing there),
         as the kubelet does - maps entry by entry, other values replaced, V(null) removing a key (from 1.32; in 1.31
         a V(null) does not remove what O(path) sets).
       - The checks, RV(state_files_removed) and RV(restart_required) are then judged on that merged configuration,

@@ -31,7 +31,8 @@ REFUSED = ('failed to validate kubelet configuration', 'failed to merge kubelet 
            'unrecognized feature gate')
 PAST_CONFIG = 'failed to run Kubelet'
 
-# (name, main file keys, {drop-in name: document}); None as the directory: --config-dir names a missing directory
+# (name, main file keys, {drop-in name: document}); None as the directory: --config-dir names a missing directory;
+# a name starting with LINK: --config-dir names a symbolic link to the directory
 CASES = [
     ('a drop-in value wins over the main file', {'topologyManagerPolicy': 'bogus'}, {'10.conf': NONE}),
     ('a later drop-in wins', {}, {'10.conf': BOGUS, '20.conf': NONE}),
@@ -46,6 +47,7 @@ CASES = [
     ('a null entry removes a gate', {}, {'10.conf': dict(H, featureGates={GATE: True}),
                                          '20.conf': dict(H, featureGates={GATE: None})}),
     ('a missing directory', {}, None),
+    ('LINK: the directory is a symbolic link', {'topologyManagerPolicy': 'bogus'}, {'10.conf': NONE}),
 ]
 
 
@@ -60,10 +62,12 @@ def kubelet_binary(release):
     return None
 
 
-def predict(main, dropins, minor):
+def predict(name, main, dropins, minor):
     """'refused' or 'passed', from the module's merged view."""
     if dropins is None:
         return 'refused'
+    if name.startswith('LINK'):
+        dropins = {}  # the action plugin reads none, with dropin.link_root_warning()
     loaded = []
     for name in dropin.dropin_files('/d', [('/d/' + name, False) for name in dropins])[0]:
         config = dropins[name[len('/d/'):]]
@@ -85,7 +89,7 @@ def _unmount_under(top):
         subprocess.run(['umount', '-l', point], check=False)
 
 
-def run_kubelet(binary, main, dropins):
+def run_kubelet(binary, main, dropins, link=False):
     top = tempfile.mkdtemp(prefix='numaops-dropin-')
     try:
         config = dict(H, failSwapOn=False, failCgroupV1=False, port=0, healthzPort=0, readOnlyPort=0,
@@ -102,6 +106,9 @@ def run_kubelet(binary, main, dropins):
                 handle.write(doc if isinstance(doc, str) else json.dumps(doc))
         if dropins is not None:
             os.makedirs(config_dir, exist_ok=True)
+        if link:
+            os.symlink(config_dir, config_dir + '.link')
+            config_dir += '.link'
         proc = subprocess.run([binary, '--config', os.path.join(top, 'config.yaml'), '--config-dir', config_dir,
                                '--root-dir', os.path.join(top, 'root'), '--cert-dir', os.path.join(top, 'pki'),
                                '--hostname-override', 'dropin', '--v', '1'],
@@ -122,8 +129,8 @@ def test_the_module_merges_drop_ins_as_the_real_kubelet_does(release, minor):
     binary = kubelet_binary(release)
     disagreements = []
     for name, main, dropins in CASES:
-        verdict, out = run_kubelet(binary, main, dropins)
-        expected = predict(main, dropins, minor)
+        verdict, out = run_kubelet(binary, main, dropins, link=name.startswith('LINK'))
+        expected = predict(name, main, dropins, minor)
         if verdict != expected:
             disagreements.append('%s: the kubelet %s, the module predicts %s:\n%s' % (
                 name, verdict, expected, out[-1500:]))

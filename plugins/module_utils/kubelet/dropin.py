@@ -8,7 +8,8 @@ configuration it runs with once they are merged over the main file.
 The kubelet's rules (``cmd/kubelet/app/server.go``, ``mergeKubeletConfigurations``):
 
 - the directory is walked recursively (Go's ``filepath.WalkDir``: entries of each directory in name order, a
-  sub-directory visited at its place in that order, a link to a directory not followed); every entry that is not a
+  sub-directory visited at its place in that order, a link to a directory not followed, not even when
+  ``--config-dir`` itself is one: then nothing is read); every entry that is not a
   directory and whose name ends in ``.conf`` (case-sensitive) is read, everything else is skipped;
 - a directory that does not exist stops the kubelet at start-up; so does an empty drop-in, one that is not YAML or
   JSON, and one without ``apiVersion``/``kind`` (1.32 and later: other than ``kubelet.config.k8s.io/v1beta1`` /
@@ -78,6 +79,14 @@ def dropin_files(config_dir, entries):
     def order(path):
         return path[len(prefix):].split('/')
     return sorted(files, key=order), sorted(skipped, key=order)
+
+
+def link_root_warning(config_dir):
+    """The warning for a drop-in directory that is a symbolic link: the kubelet's walk does not follow it (Go's
+    ``filepath.WalkDir`` does not follow a link, the root included), so it reads no drop-in from there."""
+    return ('config_dir %s is a symbolic link: the kubelet does not follow it (it walks --config-dir without '
+            'following links) and reads no drop-in from it, so none is merged here either. Point the kubelet\'s '
+            '--config-dir (and config_dir) at the directory itself' % config_dir)
 
 
 def check_dropin(config, path):

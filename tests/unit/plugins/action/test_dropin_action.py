@@ -12,7 +12,7 @@ import types
 import pytest
 
 from ansible.errors import AnsibleActionFail
-from ansible.modules import find
+from ansible.modules import find, stat as stat_module
 from ansible.playbook.play_context import PlayContext
 from ansible.playbook.task import Task
 
@@ -23,7 +23,8 @@ from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_ru
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'fixtures', 'kubelet')
 HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n'
 CPU_NONE = os.path.join(FIXTURES, 'cpu_manager_state.none')
-MODULES = {'numaops.colocation.node_files': node_files, 'ansible.builtin.find': find}
+MODULES = {'numaops.colocation.node_files': node_files, 'ansible.builtin.find': find,
+           'ansible.builtin.stat': stat_module}
 
 
 @pytest.fixture
@@ -156,3 +157,26 @@ def test_an_empty_drop_in_directory_changes_nothing_but_the_return_values(tmp_pa
     assert set(result) - set(without) == extra
     assert dict((k, v) for k, v in result.items() if k not in extra) == without
     assert 'config_dir' not in without
+
+
+def test_a_linked_drop_in_directory_is_not_read_as_the_kubelet_does_not_follow_it(tmp_path, run_action):
+    path, state_dir, config_dir = node(tmp_path, 'cpuManagerPolicy: none\n', {
+        '90-vendor.conf': HEAD + 'cpuManagerPolicy: none\n'})
+    link = tmp_path / 'link.d'
+    link.symlink_to(config_dir)
+    result = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(link), cpu_manager_policy='static',
+                        reserved_system_cpus='0', check_mode=True)
+    assert not result.get('failed'), result
+    assert result['drop_in_files'] == [] and result['drop_in_overrides'] == []
+    assert any('config_dir %s is a symbolic link' % link in warning for warning in result['warnings'])
+
+
+def test_a_refusal_of_the_merged_configuration_names_the_drop_ins(tmp_path, run_action):
+    path, state_dir, config_dir = node(tmp_path, 'cpuManagerPolicy: none\n', {
+        '10-site.conf': HEAD + 'topologyManagerPolicy: sometimes\n'})
+    before = snapshot(tmp_path)
+    result = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(config_dir),
+                        cpu_manager_policy='static', reserved_system_cpus='0')
+    assert result['failed'] and 'topologyManagerPolicy' in result['msg'] and '"sometimes"' in result['msg']
+    assert 'with the drop-ins %s merged over it' % (config_dir / '10-site.conf') in result['msg'], result['msg']
+    assert snapshot(tmp_path) == before
