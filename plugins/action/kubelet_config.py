@@ -60,19 +60,26 @@ class ActionModule(NodeFilesAction):
         warning when it reads none because the directory is a link."""
         root = self._execute_module(module_name='ansible.builtin.stat', task_vars=task_vars, module_args=dict(
             path=config_dir, follow=False, get_checksum=False, get_mime=False, get_attributes=False))
-        if root.get('stat', {}).get('islnk'):
+        if root.get('failed'):
+            raise AnsibleActionFail(_refusal(path, ['config_dir %s could not be looked at on the node: %s' % (
+                config_dir, root.get('msg'))]))
+        info = root.get('stat') or {}
+        if info.get('islnk'):
             return [], [], dropin.link_root_warning(config_dir)
+        if not info.get('exists') or not info.get('isdir'):
+            raise AnsibleActionFail(_refusal(path, [
+                'config_dir %s %s; the kubelet started with --config-dir=%s refuses to start when the directory does '
+                'not exist. Create the directory, point config_dir at the --config-dir of the kubelet unit, or omit '
+                'config_dir when the kubelet has no drop-in directory' % (
+                    config_dir, 'is not a directory' if info.get('exists') else 'does not exist', config_dir)]))
         found = self._execute_module(
             module_name='ansible.builtin.find',
             module_args=dict(paths=[config_dir], recurse=True, file_type='any', hidden=True, follow=False),
             task_vars=task_vars)
         if found.get('failed') or found.get('skipped_paths'):
             why = found.get('msg') or '; '.join('%s' % item for item in (found.get('skipped_paths') or {}).values())
-            raise AnsibleActionFail(_refusal(path, [
-                'config_dir %s cannot be listed (%s); the kubelet started with --config-dir=%s refuses to start when '
-                'it cannot walk the directory. Create the directory, point config_dir at the --config-dir of the '
-                'kubelet unit, or omit config_dir when the kubelet has no drop-in directory' % (
-                    config_dir, why, config_dir)]))
+            raise AnsibleActionFail(_refusal(path, ['config_dir %s could not be listed on the node: %s' % (
+                config_dir, why)]))
         entries = [(item['path'], bool(item.get('isdir'))) for item in found.get('files') or []]
         files, skipped = dropin.dropin_files(config_dir, entries)
         return files, skipped, None

@@ -69,7 +69,8 @@ options:
         the one the kubelet runs. A value the task asks that a drop-in overrides (sets to something else or removes)
         is refused before anything changes, naming the drop-in, the key and its value; the drop-ins are never
         edited. Drop-ins that set keys this module manages are listed in RV(drop_in_overrides) and RV(msg).
-      - A directory that cannot be listed, an empty drop-in, one that is not YAML or JSON, or one without
+      - A O(config_dir) that does not exist (the kubelet refuses to start) or is not a directory (stricter than the
+        kubelet), an empty drop-in, one that is not YAML or JSON, or one without
         C(apiVersion) C(kubelet.config.k8s.io/v1beta1) and C(kind) C(KubeletConfiguration) is refused naming the
         file (the kubelet refuses to start with each of them). A key spelled like a managed key in another case is
         refused too (the kubelet matches it regardless of case and the result depends on the key order).

@@ -144,7 +144,11 @@ def test_a_missing_drop_in_directory_is_refused(tmp_path, run_action):
     path, state_dir, _config_dir = node(tmp_path, 'cpuManagerPolicy: none\n', {})
     result = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(tmp_path / 'nope'),
                         topology_manager_policy='best-effort')
-    assert result['failed'] and 'config_dir %s cannot be listed' % (tmp_path / 'nope') in result['msg']
+    assert result['failed'] and 'config_dir %s does not exist' % (tmp_path / 'nope') in result['msg']
+    assert 'refuses to start' in result['msg']
+    result = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(path),
+                        topology_manager_policy='best-effort')
+    assert result['failed'] and 'config_dir %s is not a directory' % path in result['msg']
 
 
 def test_an_empty_drop_in_directory_changes_nothing_but_the_return_values(tmp_path, run_action):
