@@ -29,6 +29,7 @@ import copy
 import json
 import posixpath
 
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import releases
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     API_VERSION, KIND, KubeletConfigError)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.options import MANAGED_KEYS, OPTION_FOR_KEY
@@ -139,13 +140,16 @@ def _decode_over(target, value):
     return copy.deepcopy(value)
 
 
-def _eviction_base(main):
-    """evictionHard as the kubelet holds it after reading the main file alone (defaults filled in)."""
+def _eviction_base(main, minor):
+    """evictionHard as the kubelet holds it after reading the main file alone: its defaults when the file sets none,
+    else the file's, with the defaults filled in under mergeDefaultEvictionSettings (1.33 and later)."""
     hard = main.get('evictionHard')
     if not isinstance(hard, dict):
         return dict(DEFAULT_EVICTION_HARD)
     hard = dict(hard)
-    if main.get('mergeDefaultEvictionSettings') is True:
+    merge = releases.release_rules(releases.NEWEST_KNOWN_MINOR if minor is None else minor)[
+        'merge_default_eviction_settings']
+    if merge and main.get('mergeDefaultEvictionSettings') is True:
         for name, value in DEFAULT_EVICTION_HARD.items():
             hard.setdefault(name, value)
     return hard
@@ -157,20 +161,28 @@ def effective_config(main, dropins, minor=None):
     (None: the current rules). ``main`` is returned as it is when there are no drop-ins."""
     if not dropins:
         return main
+    base = copy.deepcopy(main)
+    eviction = any('evictionHard' in config or 'mergeDefaultEvictionSettings' in config for _path, config in dropins)
+    if eviction:
+        # the merge starts from the main configuration as the kubelet loaded it: a drop-in's evictionHard entries
+        # merge into the kubelet's defaults when the main file sets none
+        base['evictionHard'] = _eviction_base(main, minor)
     if minor is not None and minor < PATCH_OVER_MAIN_SINCE:
         combined = {}
         for _path, config in dropins:
             combined = merge_patch(combined, config)
-        return _decode_over(main, combined)
-    result = copy.deepcopy(main)
-    if any('evictionHard' in config for _path, config in dropins):
-        # the merge starts from the defaulted main configuration: a drop-in's evictionHard entries merge into
-        # the kubelet's defaults when the main file sets none
-        result['evictionHard'] = _eviction_base(main)
-    for _path, config in dropins:
-        result = merge_patch(result, config)
-    if 'evictionHard' not in result and any('evictionHard' in config for _path, config in dropins):
-        result['evictionHard'] = {}  # a drop-in's null: the kubelet runs with no hard-eviction threshold
+        result = _decode_over(base, combined)
+    else:
+        result = base
+        for _path, config in dropins:
+            result = merge_patch(result, config)
+    if eviction:
+        if 'evictionHard' not in result:
+            result['evictionHard'] = {}  # a drop-in's null: the kubelet runs with no hard-eviction threshold
+        if result.get('mergeDefaultEvictionSettings') is True:
+            # the kubelet fills in the default thresholds when it loads the main file only; what that did is in
+            # evictionHard already, and a drop-in's mergeDefaultEvictionSettings changes nothing
+            result['mergeDefaultEvictionSettings'] = False
     return result
 
 

@@ -93,6 +93,22 @@ def test_eviction_entries_merge_into_the_kubelet_defaults_when_the_main_file_set
     assert eff['evictionHard']['memory.available'] == '100Mi'
     eff = dropin.effective_config(doc(), [('/d/1.conf', doc(evictionHard=None))])
     assert eff['evictionHard'] == {}
+    assert dropin.effective_config(doc(), [('/d/1.conf', doc(evictionHard={'x': '1'}))], 31)['evictionHard'][
+        'memory.available'] == '100Mi'
+
+
+def test_merge_default_eviction_settings_acts_on_the_main_file_only():
+    main = doc(evictionHard={'nodefs.available': '7%'})
+    eff = dropin.effective_config(main, [('/d/1.conf', doc(mergeDefaultEvictionSettings=True))], 37)
+    assert eff['evictionHard'] == {'nodefs.available': '7%'} and eff['mergeDefaultEvictionSettings'] is False
+    errors, warnings = [], []
+    assert kubelet.eviction_memory(eff, warnings, errors, 37) == 0
+    main = doc(evictionHard={'nodefs.available': '7%'}, mergeDefaultEvictionSettings=True)
+    eff = dropin.effective_config(main, [('/d/1.conf', doc(maxPods=5, mergeDefaultEvictionSettings=True))], 37)
+    assert eff['evictionHard']['memory.available'] == '100Mi'
+    # before 1.33 the kubelet has no mergeDefaultEvictionSettings
+    eff = dropin.effective_config(main, [('/d/1.conf', doc(evictionHard={'imagefs.available': '20%'}))], 32)
+    assert eff['evictionHard'] == {'nodefs.available': '7%', 'imagefs.available': '20%'}
     assert 'evictionHard' not in dropin.effective_config(doc(), [('/d/1.conf', doc(maxPods=10))])
 
 
