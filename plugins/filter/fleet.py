@@ -12,10 +12,9 @@ import os
 import tempfile
 
 import yaml
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa, preflight, reservation_merge
-from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision, node_prep_inputs
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _KNOWN = []
@@ -35,7 +34,7 @@ def _known_sources():
 
 
 def _validation_spec(options):
-    """An entry point's options as ArgumentSpecValidator reads them, for the values given only: without what only
+    """An entry point's options as node_prep_inputs.parse reads them, for the values given only: without what only
     documents them, and without their defaults (the role's defaults/main.yml has the values; a default in the spec
     may be a template, which the validator would judge as the string it is)."""
     spec = {}
@@ -116,15 +115,29 @@ def known_variables(cache_file=_cache_file):
 
 
 def role_variable_errors(host_vars, role, entry_point, where='', cache_file=_cache_file):
-    """The role's argument validation (meta/argument_specs.yml, entry point ``entry_point``, with ansible's own
-    ArgumentSpecValidator) of the role options among ``host_vars`` (``hostvars[host]``: inventory, extra
-    variables, facts; the role's defaults are not there, and a unit test validates them), each error as a sentence
-    starting with ``where``. For playbooks/node_prep.yml, which validates in the pre-flight call instead of a task
-    of its own per host (rolespec_validate: false)."""
+    """The role options among ``host_vars`` (``hostvars[host]``: inventory, extra variables, survey answers; the
+    role's defaults are not there, and a unit test parses them) parsed strictly against the role's argument
+    specification (meta/argument_specs.yml, entry point ``entry_point``; plugin_utils/node_prep_inputs.py): each
+    error as a sentence starting with ``where``. Stricter than ansible's own validator, which converts ``maybe``
+    of a raw option and a bare string of a list instead of refusing them."""
     spec = _known(cache_file)['specs'][role][entry_point]
     provided = dict((name, host_vars[name]) for name in spec if name in host_vars)
-    result = ArgumentSpecValidator(spec).validate(provided, validate_role_argument_spec=True)
-    return ['%s: %s' % (where, message) if where else message for message in result.error_messages]
+    return node_prep_inputs.parse(spec, provided, where)[1]
+
+
+def fleet_settings(variables):
+    """The run's batch size, stop rule and playbook booleans (plugin_utils/node_prep_inputs.py fleet_settings)
+    from the job's variables (``hostvars`` of one host), with the errors of the values given."""
+    names = [name for name in variables if isinstance(name, str) and (
+        name.startswith(('node_prep_max_', 'node_prep_survey_max_')) or name in node_prep_inputs.PLAYBOOK_BOOLEANS)]
+    return node_prep_inputs.fleet_settings(dict((name, variables[name]) for name in names))
+
+
+def playbook_booleans(variables):
+    """{values, errors} of the playbooks' booleans (colocation_audit_fail_on_drift, ...) among ``variables``."""
+    given = dict((name, variables[name]) for name in node_prep_inputs.PLAYBOOK_BOOLEANS if name in variables)
+    values, errors = node_prep_inputs.playbook_booleans(given)
+    return {'values': values, 'errors': errors}
 
 
 def unknown_variables(names, where='', extra_known=None):
@@ -167,8 +180,9 @@ def kubelet_changes(previous, config, fields):
 
 
 def batch_size(serial, hosts):
-    """The batch size of ``serial`` (a number or a percentage such as "10%") over ``hosts`` hosts, as Ansible's serial."""
-    return fleet.batch_size(serial, int(hosts))
+    """The batch size of ``serial`` (a number from 1 or a percentage such as "10%") over ``hosts`` hosts, as
+    Ansible's serial; 0 and what is not a batch size are refused (an error naming what is allowed)."""
+    return fleet.batch_size(node_prep_inputs.batch_setting(serial), int(hosts))
 
 
 def batch_position(all_hosts, batch_hosts, serial):
@@ -256,6 +270,8 @@ class FilterModule(object):
         return {
             'unknown_variables': unknown_variables,
             'role_variable_errors': role_variable_errors,
+            'fleet_settings': fleet_settings,
+            'playbook_booleans': playbook_booleans,
             'cpu_list': cpu_list,
             'reservation_fit': reservation_fit,
             'survey_answers': survey_answers,

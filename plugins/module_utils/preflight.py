@@ -318,6 +318,11 @@ def checks(node, asked, host):
     if invalid:
         errors.append('node_prep: %s (the types and values roles/node_prep/meta/argument_specs.yml allows). '
                       'Nothing was changed.' % '; '.join(invalid))
+    for name, entry in sorted((node.get('output_dirs') or {}).items()):
+        if entry.get('error'):
+            errors.append('node_prep: %s: %s=%s cannot take the output written there after the changes (%s). Create '
+                          'the directory, or leave %s empty. Nothing was changed.'
+                          % (host, name, entry.get('path'), entry['error'], name))
     if memory_qos and not v2_after_reboot and not v2_memory:
         errors.append(_cgroup_message(host, asked, node, v2_args, v2_booted))
     if truthy(asked['nri_enabled']) and not version_at_least(containerd_found, (1, 7)):

@@ -115,6 +115,14 @@ options:
     description: With O(read_files), also read the kubelet configuration file found (C(config_path) of RV(kubelet)).
     type: bool
     default: false
+  output_dirs:
+    description:
+      - Directories the run writes optional output into later (such as the NUMA textfile of node_prep), by the
+        name of the variable that sets each. Each must be an existing directory this module's user can write to;
+        RV(output_dirs) says, and with O(checks) one that is not fails the checks, so that the run stops before
+        its first change rather than after it.
+    type: dict
+    default: {}
   checks:
     description:
       - What the C(numaops.colocation.node_prep) role asks of the node. With it, the action plugin judges what was
@@ -225,6 +233,11 @@ read_token:
   returned: when O(read_files) is given and every file could be read
   type: str
   sample: 3f2b8c1d9e0a4b7c8d6e5f4a3b2c1d0e
+output_dirs:
+  description: For each entry of O(output_dirs), its C(path) and C(error) (empty when it is a directory this user can write to).
+  returned: always
+  type: dict
+  sample: {node_prep_numa_textfile_dir: {path: /var/lib/node_exporter/textfile, error: ''}}
 lock:
   description:
     - The result of M(numaops.colocation.node_lock) (C(outcome), C(holder), C(locked_by_other), C(age), C(stale),
@@ -268,6 +281,7 @@ ARGUMENT_SPEC = dict(
     # read for the plan that follows; the action plugin keeps them and removes them from the result
     read_files=dict(type='list', elements='path', default=[]),
     read_kubelet_config=dict(type='bool', default=False),
+    output_dirs=dict(type='dict', default={}),
     # judged on the controller by the action plugin, which removes it before the module runs
     checks=dict(type='dict'),
 )
@@ -299,6 +313,17 @@ def list_dirs(directories):
         except (IOError, OSError):
             listing[directory] = []
     return listing
+
+
+def output_dir(path):
+    """'' when ``path`` is a directory this process can write into, else why not."""
+    if not isinstance(path, str) or not path:
+        return 'not a path'
+    if not os.path.isdir(path):
+        return '%s: %s' % (path, 'not a directory' if os.path.exists(path) else 'no such directory')
+    if not os.access(path, os.W_OK | os.X_OK):
+        return '%s: not writable by user %d' % (path, os.geteuid())
+    return ''
 
 
 def kubelet_facts(module, params):
@@ -418,6 +443,8 @@ def main():
         kubelet=kubelet,
         meminfo=read_entry(params['proc_meminfo_path']),
         os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1]},
+        output_dirs=dict((name, {'path': path, 'error': output_dir(path)})
+                         for name, path in sorted(params['output_dirs'].items())),
         **extra
     )
 

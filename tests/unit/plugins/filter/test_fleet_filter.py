@@ -118,7 +118,7 @@ def test_role_variable_errors_name_the_host_the_variable_and_what_is_allowed(tmp
     assert len(errors) == 2, errors
     assert any(e.startswith('host n1: ') and 'node_prep_nri_mode' in e and 'inline, dropin' in e and 'sideways' in e
                for e in errors), errors
-    assert any('node_prep_reserved_cores' in e and 'int' in e for e in errors), errors
+    assert any('node_prep_reserved_cores' in e and 'whole number' in e and "'many'" in e for e in errors), errors
     # read from the run's cache the second time, the same answer
     fleet_filter._KNOWN[:] = []
     assert fleet_filter.role_variable_errors(host_vars, 'node_prep', 'inspect', 'host n1',

@@ -103,3 +103,15 @@ def test_containerd_version_and_a_missing_binary(tree, capsys):
     res = run_module(node_preflight, capsys, **_args(tree, containerd_binary=str(tree / 'missing')))
     assert res['containerd']['version'] == '' and res['containerd']['error']
     assert not res.get('failed')
+
+
+def test_output_directories_are_checked_before_anything_is_written(tree, capsys):
+    (tree / 'textfile').mkdir()
+    (tree / 'a-file').write_text('x')
+    res = run_module(node_preflight, capsys, **_args(tree, output_dirs={
+        'good': str(tree / 'textfile'), 'missing': str(tree / 'nope'), 'file': str(tree / 'a-file')}))
+    assert res['output_dirs'] == {
+        'good': {'path': str(tree / 'textfile'), 'error': ''},
+        'missing': {'path': str(tree / 'nope'), 'error': '%s: no such directory' % (tree / 'nope')},
+        'file': {'path': str(tree / 'a-file'), 'error': '%s: not a directory' % (tree / 'a-file')}}
+    assert run_module(node_preflight, capsys, **_args(tree))['output_dirs'] == {}
