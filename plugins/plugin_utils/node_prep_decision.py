@@ -49,8 +49,9 @@ def decide(result, node, settings, checking, host, stamp, nonce):
     # the apply will reboot: only the kernel concern can ask for it
     will_reboot = (truthy(settings['reboot_allowed']) and truthy(settings['manage_services'])
                    and truthy(kernel.get('reboot_required')))
-    # something to do on this node (node_config's changed: any of the three concerns would change)
-    work = truthy(result.get('changed')) or will_reboot
+    # something to do on this node: any of the three concerns would change (node_config's own changed is not read:
+    # the plan task reports ok in a real run, changed_when)
+    work = kubelet_changing or containerd_changing or kernel_changing or will_reboot
     # the apply will run: a real run with work to do
     applying = work and not checking
     manage = truthy(settings['manage_services'])

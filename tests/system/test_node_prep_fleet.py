@@ -127,7 +127,8 @@ def test_check_mode_and_real_run_report_the_same_changed_count(top):
     assert rc == 0, real[-3000:]
     rc, again = _playbook(inventory, 'node_prep.yml', report_dir=str(top / 'reports'))
     assert rc == 0, again[-3000:]
-    assert _recap(check)['changed'] == _recap(real)['changed'] == 1  # the plan task: kubelet and containerd config
+    # one task writes the kubelet and containerd config: the plan in check mode, the apply in the real run
+    assert _recap(check)['changed'] == _recap(real)['changed'] == 1
     assert _recap(again)['changed'] == 0
     # the fleet summary: printed, and written as JSON and Markdown
     assert 'node_prep summary: 1 node(s): 1 changed, 0 unchanged, 0 failed or not reached' in real
