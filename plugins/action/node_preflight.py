@@ -7,12 +7,15 @@ then reads the node, in one task; a read that fails after the lock was taken rel
 ``lock`` ``state: query`` the lock is only read (another run's lock fails the task all the same). With
 ``checks``, judges what was read against what node_prep asks (module_utils/preflight.checks), on the controller,
 in the same task: the role needs no task of its own for it. With ``read_files``, what was read is kept on the
-controller for the plan that follows (node_config ``reuse_read``) and only its token is returned."""
+controller for the plan that follows (node_config ``reuse_read``) and only its token is returned; the reads that a run
+which was killed left on this controller are removed first (plugin_utils/kept_reads.py)."""
 from __future__ import annotations
 
+from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import preflight
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
 
@@ -35,7 +38,13 @@ class ActionModule(LockFirstAction):
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
         self._task.args = args  # the module on the node never sees checks
+        # what a killed run left on this controller: removed before this run keeps a read of its own
+        swept = kept_reads.sweep(C.DEFAULT_LOCAL_TMP)
         result = super(ActionModule, self).run(tmp, task_vars)
+        if swept:
+            result.setdefault('warnings', []).append(
+                'removed %d read(s) of node files that a run which did not end normally left on this controller: %s'
+                % (len(swept), ', '.join(swept)))
         # read_files: kept on the controller for the plan that follows (node_config reuse_read), never in the result
         files = result.pop('files', None)
         removed = result.pop('removed_temp_files', None)
