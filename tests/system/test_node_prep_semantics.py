@@ -7,18 +7,10 @@ changes nothing, reports ok in a real run; check mode and the real run report th
 the node's files that a killed run left on the controller is removed at the next run."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
-import pytest
-
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('the playbook tests run in the plain pytest stage only', allow_module_level=True)
-pytest.importorskip('yaml')
-
-# pylint: disable=wrong-import-position
-from ansible_collections.numaops.colocation.tests.unit import test_node_prep_fleet as fleet  # noqa: E402
+from ansible_collections.numaops.colocation.tests.system import test_node_prep_fleet as fleet
 
 NODE = fleet.NODE
 top = fleet.top_fixture  # noqa: F811  (the same fixture)

@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('the playbook tests run in the plain pytest stage only', allow_module_level=True)
-pytest.importorskip('yaml')
-
-# pylint: disable=wrong-import-position
-from ansible_collections.numaops.colocation.tests.unit import test_node_prep_fleet as fleet  # noqa: E402
+from ansible_collections.numaops.colocation.tests.system import test_node_prep_fleet as fleet
 
 top = fleet.top_fixture  # noqa: F811  (the same fixture)
 CONTAINERD = os.path.join('etc', 'containerd', 'config.toml')
