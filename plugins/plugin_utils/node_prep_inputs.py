@@ -99,8 +99,8 @@ def _int(value, bounds=(0, None)):
         raise Invalid('is not a whole number')
     low, high = bounds
     if value < low or (high is not None and value > high):
-        raise Invalid('is out of range: give a whole number %s' % (
-            'from %d' % low if high is None else 'from %d to %d' % (low, high)))
+        allowed = 'from {0}'.format(low) if high is None else 'from {0} to {1}'.format(low, high)
+        raise Invalid('is out of range: give a whole number %s' % allowed)
     return value
 
 

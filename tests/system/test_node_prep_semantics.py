@@ -68,4 +68,4 @@ def test_the_read_a_killed_run_left_on_the_controller_is_removed_at_the_next_run
     assert not read.exists(), 'the read of the killed run is removed'
     assert 'removed 1 read(s) of node files that a run which did not end normally left' in out
     # and this run's own reads are gone with its temporary directory
-    assert [p for p in local.rglob('numaops-node-read-*')] == []
+    assert not list(local.rglob('numaops-node-read-*'))
