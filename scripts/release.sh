@@ -35,7 +35,7 @@ release_changelog() {
   local link; link=$(make_collection_link)
   # shellcheck disable=SC2064
   trap "rm -rf '$link'" RETURN
-  log "antsibull-changelog lint and release $VERSION ($(ls changelogs/fragments/*.yml | wc -l) fragments)"
+  log "antsibull-changelog lint and release $VERSION ($(find changelogs/fragments -name '*.yml' | wc -l) fragments)"
   ANSIBLE_COLLECTIONS_PATH="$link" antsibull-changelog lint
   ANSIBLE_COLLECTIONS_PATH="$link" antsibull-changelog release
   grep -q "^## v${VERSION//./\\\\.}\$" CHANGELOG.md || die "CHANGELOG.md has no section for v$VERSION after the release"
@@ -97,14 +97,16 @@ release_check() {
   log "the installed collection's playbook numaops.colocation.node_prep on the sandbox node: first run"
   (cd "$work" && "${play[@]}") >"$work/first-run.log" 2>&1 || { cat "$work/first-run.log"; die "the first run failed"; }
   first=$(recap changed "$work/first-run.log")
-  [ "$(recap failed "$work/first-run.log")" = 0 ] && [ -n "$first" ] && [ "$first" -gt 0 ] \
-    || { cat "$work/first-run.log"; die "the first run changed nothing or failed (changed=${first:-?})"; }
+  if [ "$(recap failed "$work/first-run.log")" != 0 ] || [ -z "$first" ] || [ "$first" -eq 0 ]; then
+    cat "$work/first-run.log"; die "the first run changed nothing or failed (changed=${first:-?})"
+  fi
   grep -E '^sandbox-node-1 *:' "$work/first-run.log"
   log "second run: must report changed=0"
   (cd "$work" && "${play[@]}") >"$work/second-run.log" 2>&1 || { cat "$work/second-run.log"; die "the second run failed"; }
   second=$(recap changed "$work/second-run.log")
-  [ "$(recap failed "$work/second-run.log")" = 0 ] && [ "$second" = 0 ] \
-    || { cat "$work/second-run.log"; die "NOT IDEMPOTENT from the installed collection: second run changed=${second:-?}"; }
+  if [ "$(recap failed "$work/second-run.log")" != 0 ] || [ "$second" != 0 ]; then
+    cat "$work/second-run.log"; die "NOT IDEMPOTENT from the installed collection: second run changed=${second:-?}"
+  fi
   grep -E '^sandbox-node-1 *:' "$work/second-run.log"
   log "release check OK: numaops-colocation-$VERSION.tar.gz installed in a clean environment ($(basename "$venv"): $("$venv/bin/ansible" --version | head -1)); sandbox first run changed=$first, second run changed=0"
 }

@@ -189,11 +189,15 @@ twice() {
   log "ansible-navigator, image $EE_IMAGE: $* (first run)"
   ANSIBLE_NAVIGATOR_CONFIG=$settings env -u ANSIBLE_COLLECTIONS_PATH -u ANSIBLE_CONFIG ansible-navigator run "$@" | plain | tee "$WORK/$name-1.log"
   read -r changed failed < <(recap "$host" "$WORK/$name-1.log")
-  [ "${failed:-1}" = 0 ] && [ "${changed:-0}" -gt 0 ] || die "$name in the EE: the first run failed or changed nothing (log: $WORK/$name-1.log)"
+  if [ "${failed:-1}" != 0 ] || [ "${changed:-0}" -eq 0 ]; then
+    die "$name in the EE: the first run failed or changed nothing (log: $WORK/$name-1.log)"
+  fi
   log "ansible-navigator, image $EE_IMAGE: $* (second run: must report changed=0)"
   ANSIBLE_NAVIGATOR_CONFIG=$settings env -u ANSIBLE_COLLECTIONS_PATH -u ANSIBLE_CONFIG ansible-navigator run "$@" | plain | tee "$WORK/$name-2.log"
   read -r changed failed < <(recap "$host" "$WORK/$name-2.log")
-  [ "${failed:-1}" = 0 ] && [ "${changed:-1}" = 0 ] || die "NOT IDEMPOTENT in the EE: $name second run changed=${changed:-?} (log: $WORK/$name-2.log)"
+  if [ "${failed:-1}" != 0 ] || [ "${changed:-1}" != 0 ]; then
+    die "NOT IDEMPOTENT in the EE: $name second run changed=${changed:-?} (log: $WORK/$name-2.log)"
+  fi
   echo "EE: $name first run changed, second run changed=0"
 }
 
