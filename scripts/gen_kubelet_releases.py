@@ -577,6 +577,16 @@ def committed_releases(path=OUTPUT):
     raise SourceError('%s has no RELEASES' % path)
 
 
+RELEASE_RE = re.compile(r'^1\.(\d+)\.(\d+)(?:-(alpha|beta|rc)\.(\d+))?$')
+
+
+def release_key(release):
+    """Sort key of '1.M.P' or '1.M.P-beta.N' (a pre-release before its release)."""
+    match = RELEASE_RE.match(release)
+    pre = (('alpha', 'beta', 'rc').index(match.group(3)), int(match.group(4))) if match.group(3) else (3, 0)
+    return (int(match.group(1)), int(match.group(2))) + pre
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('releases', nargs='*', help='releases as 1.M.P (default: the list of the committed table)')
@@ -585,9 +595,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     releases = args.releases or committed_releases(args.output)
     for release in releases:
-        if not re.match(r'^1\.\d+\.\d+$', release):
-            parser.error('%s is not a release like 1.31.14' % release)
-    releases = sorted(releases, key=lambda r: tuple(int(p) for p in r.split('.')))
+        if not RELEASE_RE.match(release):
+            parser.error('%s is not a release like 1.31.14 or 1.38.0-beta.0' % release)
+    releases = sorted(releases, key=release_key)
     parsed = []
     for release in releases:
         print('reading k8s.io/kubernetes v%s' % release, file=sys.stderr)

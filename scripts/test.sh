@@ -13,8 +13,9 @@
 # runs; the newest containerd, which the corpus test and the containerd integration target load our files into
 # (with Debian's containerd 1.7 and 2.x, which the upstream stage fetches into the cache as well);
 # the test control plane of tests/cluster (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok)
-# with Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets runs
-# the real-kubelet agreement test with the two kubelets (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it, loudly).
+# with Volcano's vc-controller-manager, which every cluster-side test runs against; kubelets builds the kubelets
+# of 1.35 and 1.38 and runs the real-kubelet agreement test with the four (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it,
+# loudly).
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
 # cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so).
 set -euo pipefail
@@ -77,8 +78,10 @@ stage_kubelets() {
     echo "!!! the real-kubelet agreement test ($KUBELET_AGREEMENT) SKIPPED because NUMAOPS_SKIP_UPSTREAM_KUBELET=1 !!!"
     return 0
   fi
-  log "the kubelets of the oldest and the newest release kubelet_config knows, built from k8s.io/kubernetes"
-  nice -n 5 scripts/upstream.sh build kubelet-1.31 kubelet-1.37
+  log "the kubelets of four releases (the oldest and the newest kubelet_config knows, one between, the next beta)"
+  # 1.31 and 1.37 come from the upstream stage (the VM's node runs them); 1.35 and 1.38 only this job needs, so it
+  # builds them here, on the second lane beside the VM job, not in the upstream stage before it
+  nice -n 5 scripts/upstream.sh build kubelet-1.31 kubelet-1.37 kubelet-1.35 kubelet-1.38
   log "pytest: every accept/refuse vector of kubelet_config through the real kubelets ($KUBELET_AGREEMENT)"
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider "$KUBELET_AGREEMENT"
 }

@@ -215,8 +215,9 @@ options:
         and a C(cpuManagerPolicyOptions) / C(topologyManagerPolicyOptions) map (even V({})) while the gate it
         needs is off.
       - Without it, those checks are skipped; a gate name that no kubelet of the data knows only warns.
-      - 'Releases 1.31 to 1.37 are known (data generated from the Kubernetes sources of 1.31.14, 1.32.13, 1.33.13,
-        1.34.4, 1.35.4, 1.36.3, 1.37.2); an older version is refused, a newer one is checked as 1.37 with a warning.'
+      - 'Releases 1.31 to 1.38 are known (data generated from the Kubernetes sources of 1.31.14, 1.32.13, 1.33.13,
+        1.34.4, 1.35.4, 1.36.3, 1.37.2 and 1.38.0-beta.0); an older version is refused, a newer one is checked as 1.38
+        with a warning.'
     type: str
 notes:
   - 'The kubelet reads its configuration only at start-up: restart it when RV(restart_required) is true.

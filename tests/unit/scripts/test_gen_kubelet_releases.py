@@ -293,4 +293,16 @@ def test_config_key():
 
 
 def test_committed_table_lists_its_releases():
-    assert gen.committed_releases() == ['1.31.14', '1.32.13', '1.33.13', '1.34.4', '1.35.4', '1.36.3', '1.37.2']
+    assert gen.committed_releases() == ['1.31.14', '1.32.13', '1.33.13', '1.34.4', '1.35.4', '1.36.3', '1.37.2',
+                                        '1.38.0-beta.0']
+
+
+@pytest.mark.parametrize('release,ok', [('1.38.0-beta.0', True), ('1.38.0-rc.1', True), ('1.38.0', True),
+                                        ('1.38', False), ('1.38.0-beta', False), ('v1.38.0', False)])
+def test_release_names(release, ok):
+    assert bool(gen.RELEASE_RE.match(release)) is ok
+
+
+def test_a_pre_release_sorts_before_its_release():
+    assert sorted(['1.38.0', '1.38.0-beta.0', '1.37.2', '1.38.0-alpha.3', '1.38.0-rc.1'], key=gen.release_key) == \
+        ['1.37.2', '1.38.0-alpha.3', '1.38.0-beta.0', '1.38.0-rc.1', '1.38.0']

@@ -15,7 +15,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import 
 
 BASE = {'apiVersion': k.API_VERSION, 'kind': k.KIND}
 STATIC = dict(cpuManagerPolicy='static', reservedSystemCPUs='0-1')
-MINORS = [31, 32, 33, 34, 35, 36, 37]
+MINORS = [31, 32, 33, 34, 35, 36, 37, 38]
 
 
 def cfg(**keys):
@@ -32,14 +32,14 @@ def errors_of(config, version):
     return []
 
 
-def test_table_covers_1_31_to_1_37():
-    assert data.RELEASES == ('1.31.14', '1.32.13', '1.33.13', '1.34.4', '1.35.4', '1.36.3', '1.37.2')
-    assert (k.OLDEST_KNOWN_MINOR, k.NEWEST_KNOWN_MINOR) == (31, 37)
+def test_table_covers_1_31_to_1_38():
+    assert data.RELEASES == ('1.31.14', '1.32.13', '1.33.13', '1.34.4', '1.35.4', '1.36.3', '1.37.2', '1.38.0-beta.0')
+    assert (k.OLDEST_KNOWN_MINOR, k.NEWEST_KNOWN_MINOR) == (31, 38)
     assert sorted(data.RELEASE_RULES) == MINORS
 
 
 # strict-cpu-reservation: alpha 1.32, beta 1.33-1.34, GA from 1.35 (no gate needed, even with the beta gate off).
-STRICT = {31: 'missing', 32: 'alpha', 33: 'beta', 34: 'beta', 35: 'ga', 36: 'ga', 37: 'ga'}
+STRICT = {31: 'missing', 32: 'alpha', 33: 'beta', 34: 'beta', 35: 'ga', 36: 'ga', 37: 'ga', 38: 'ga'}
 
 
 @pytest.mark.parametrize('minor', MINORS)
@@ -59,7 +59,7 @@ def test_strict_cpu_reservation(minor):
 
 
 # TopologyManagerPolicyOptions: beta in 1.31, GA but not locked 1.32-1.35 (false accepted), locked from 1.36.
-TOPOLOGY_GATE_FALSE_OK = {31: True, 32: True, 33: True, 34: True, 35: True, 36: False, 37: False}
+TOPOLOGY_GATE_FALSE_OK = {31: True, 32: True, 33: True, 34: True, 35: True, 36: False, 37: False, 38: False}
 
 
 @pytest.mark.parametrize('minor', MINORS)
@@ -167,17 +167,17 @@ def test_memory_manager_gate_check_only_where_the_gate_can_be_off():
 
 def test_newer_release_is_checked_as_the_newest_with_a_warning():
     warnings = k.validate(cfg(featureGates={'TopologyManagerPolicyOptions': True}), '1.40')
-    assert warnings == ['kubelet_version "1.40" is newer than the newest release this module has data for (1.37.2); '
-                        'it is checked as kubelet 1.37 (regenerate the data with scripts/gen_kubelet_releases.py for '
-                        'exact checks)']
+    assert warnings == ['kubelet_version "1.40" is newer than the newest release this module has data for '
+                        '(1.38.0-beta.0); it is checked as kubelet 1.38 (regenerate the data with '
+                        'scripts/gen_kubelet_releases.py for exact checks)']
     text = '\n'.join(errors_of(cfg(featureGates={'MemoryManager': True}), 'v1.39.0'))
-    assert 'kubelet 1.37 does not know this feature gate' in text
+    assert 'kubelet 1.38 does not know this feature gate' in text
 
 
 def test_unknown_gate_without_version_only_warns():
     warnings = k.validate(cfg(featureGates={'CPUManagerPolicyAlphaOption': True}))
     assert len(warnings) == 1
-    assert 'no kubelet from 1.31.14 to 1.37.2 knows this feature gate (did you mean ' \
+    assert 'no kubelet from 1.31.14 to 1.38.0-beta.0 knows this feature gate (did you mean ' \
            '"CPUManagerPolicyAlphaOptions"?)' in warnings[0]
     assert k.validate(cfg(featureGates={'MemoryManager': True})) == []
 
@@ -185,10 +185,10 @@ def test_unknown_gate_without_version_only_warns():
 # uncorecache: alpha 1.32-1.33, beta 1.34-1.35, GA from 1.36. distribute-cpus-across-numa: alpha 1.31-1.32, beta 1.33+.
 @pytest.mark.parametrize('option,stages', [
     ('prefer-align-cpus-by-uncorecache', {31: None, 32: 'alpha', 33: 'alpha', 34: 'beta', 35: 'beta', 36: 'GA',
-                                          37: 'GA'}),
+                                          37: 'GA', 38: 'GA'}),
     ('distribute-cpus-across-numa', {31: 'alpha', 32: 'alpha', 33: 'beta', 34: 'beta', 35: 'beta', 36: 'beta',
-                                     37: 'beta'}),
-    ('full-pcpus-only', {31: 'beta', 32: 'beta', 33: 'GA', 34: 'GA', 35: 'GA', 36: 'GA', 37: 'GA'}),
+                                     37: 'beta', 38: 'beta'}),
+    ('full-pcpus-only', {31: 'beta', 32: 'beta', 33: 'GA', 34: 'GA', 35: 'GA', 36: 'GA', 37: 'GA', 38: 'GA'}),
     ('align-by-socket', dict((m, 'alpha') for m in MINORS)),
 ])
 def test_cpu_option_maturity(option, stages):
@@ -237,6 +237,21 @@ def test_ignored_eviction_percentages_count_as_zero(value, reserved):
 ])
 def test_near_names(name, near):
     assert k.near_names(name, data.FEATURE_GATES)[:1] == near
+
+
+def test_what_1_38_changed():
+    # gates the 1.38 beta removes (GA and locked since earlier releases), adds and promotes; the CPU and topology
+    # manager options and the gates they need are the same as in 1.37 (docs/kubelet_config.md)
+    assert k.gate_history('NodeSwap') == (31, 38)
+    assert k.gate_history('InPlacePodVerticalScaling') == (31, 38)
+    assert k.gate_spec('DynamicNodeLocalEphemeralVolumes', 38) == ('Alpha', False, False)
+    assert k.gate_spec('DynamicNodeLocalEphemeralVolumes', 37) is None
+    assert k.gate_spec('AtomicWriteVolumeUserFields', 38) == ('Beta', True, False)
+    assert 'the gate was removed in kubelet 1.38' in '\n'.join(errors_of(cfg(featureGates={'NodeSwap': True}), '1.38'))
+    assert errors_of(cfg(featureGates={'NodeSwap': True}), '1.37') == []
+    for table in (k.CPU_OPTIONS, k.TOPOLOGY_OPTIONS):
+        assert all(k.releases.level_at(steps, 38) == k.releases.level_at(steps, 37) for steps in table.values())
+    assert data.RELEASE_RULES[38] == data.RELEASE_RULES[37]
 
 
 def test_gate_history():

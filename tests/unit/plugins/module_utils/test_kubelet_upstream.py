@@ -3,21 +3,30 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The real kubelet as the judge of kubelet_config's rules.
 
-Every accept/refuse vector of test_kubelet.py (VALID, INVALID) is run through the REAL kubelet binary of the oldest
-(1.31) and the newest (1.37) release of the table, built from k8s.io/kubernetes by ``scripts/upstream.sh``
-(components ``kubelet-1.31`` and ``kubelet-1.37``), and through ``kubelet.validate(config, <that release>)``;
-both must agree. The kubelet gets the vector's configuration file plus what it needs to run here (a private root
-directory, no API server, a real containerd as its CRI endpoint: ``scripts/upstream.sh path containerd``, else the
-``containerd`` on PATH). It then loads the file, parses the feature gates, validates the configuration, refuses
-options maps without their gate (cmd/kubelet/app/server.go), and builds the container manager, whose CPU,
+Every accept/refuse vector of test_kubelet.py (VALID, INVALID) is run through the REAL kubelet binary of four
+releases, built from k8s.io/kubernetes by ``scripts/upstream.sh`` (components ``kubelet-1.31``, the oldest release
+of the table; ``kubelet-1.35``, one between; ``kubelet-1.37``, the newest release; ``kubelet-1.38``, the next
+release's beta), and through ``kubelet.validate(config, <that release>)``. Both must agree on accept or refuse,
+and on a refusal also on the reason: each refused vector is refused by the module for one rule
+(``KubeletConfigError.rules``, test_kubelet_rules.py), and the kubelet's own error text, matched by ``REASONS``,
+must name that rule. The kubelet gets the vector's configuration file plus what it needs to run here (a private
+root directory, no API server, a real containerd as its CRI endpoint: ``scripts/upstream.sh path containerd``,
+else the ``containerd`` on PATH). It then loads the file, parses the feature gates, validates the configuration,
+refuses options maps without their gate (cmd/kubelet/app/server.go), and builds the container manager, whose CPU,
 topology and memory managers check the policies, options and reservations. When it reaches ``RunKubelet`` (it logs
 "Using root directory" at -v=2) everything this module checks has passed: the kubelet is stopped there, before it
 would start pods or touch the node's cgroups. Its exit is classified by its error text (``classify``).
 
-The binaries are required: a missing one FAILS this test (build them first: ``scripts/upstream.sh build
-kubelet-1.31 kubelet-1.37``). ``NUMAOPS_SKIP_UPSTREAM_KUBELET=1`` skips it explicitly.
-``NUMAOPS_UPSTREAM_PATH_KUBELET_1_31`` / ``NUMAOPS_UPSTREAM_PATH_KUBELET_1_37`` / ``NUMAOPS_UPSTREAM_PATH_CONTAINERD``
-point at a directory of binaries instead of asking scripts/upstream.sh.
+The 1.38 kubelet is built with one stand-in: its iptables helper library (sigs.k8s.io/iptables-wrappers v1.0.0),
+which the Go module proxy refuses to serve, is replaced by a package with the same calls that finds no iptables
+(tests/upstream/kubelet-1.38/iptables-standin/README.md). The kubelet uses it only in ``Kubelet.Run``, after the
+point where this test stops it; every check this test compares is the real kubelet's code.
+
+The binaries are required: a missing one FAILS this test, naming the command that builds it
+(``scripts/upstream.sh build kubelet-1.31 kubelet-1.35 kubelet-1.37 kubelet-1.38``).
+``NUMAOPS_SKIP_UPSTREAM_KUBELET=1`` skips it explicitly. ``NUMAOPS_UPSTREAM_PATH_KUBELET_1_31`` (and ``_1_35``,
+``_1_37``, ``_1_38``) / ``NUMAOPS_UPSTREAM_PATH_CONTAINERD`` point at a directory of binaries instead of asking
+scripts/upstream.sh.
 """
 from __future__ import annotations
 
@@ -38,7 +47,7 @@ from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SKIP = os.environ.get('NUMAOPS_SKIP_UPSTREAM_KUBELET') == '1'
-COMPONENTS = ('kubelet-1.31', 'kubelet-1.37')
+COMPONENTS = ('kubelet-1.31', 'kubelet-1.35', 'kubelet-1.37', 'kubelet-1.38')
 TIMEOUT = 45
 PARALLEL = 3
 
@@ -84,6 +93,43 @@ REFUSED = [
 ]
 # What it says when it got past the configuration checks and failed on this machine (no such CPUs / NUMA node).
 NODE = [r'unable to reserve the required amount of CPUs', r'not all reserved cpus', r'NUMA node .* does not exist']
+# Why it refused, as the names of the module's rules (rules.py) its words prove: (pattern, rules). A vector agrees on
+# the reason when the module's one rule is among those of the patterns the kubelet's error lines match.
+_CPU_OPTION = r'unknown CPU Manager Policy option|unsupported cpumanager option'
+_TOPOLOGY_OPTION = r'unknown Topology Manager Policy option|unsupported topologymanager option'
+REASONS = [
+    (r'initialize cpu manager.*unknown policy', {'cpu-manager-policy'}),
+    (r'initialize memory manager.*(?:unknown policy|is not available)', {'memory-manager-policy'}),
+    (r'topologyManagerPolicy \(--topology-manager-policy\) .* must be one of', {'topology-manager-policy'}),
+    (r'topologyManagerScope \(--topology-manager-scope\) .* must be one of', {'topology-manager-scope'}),
+    (_CPU_OPTION, {'cpu-option-known', 'cpu-option-in-release'}),
+    (_TOPOLOGY_OPTION, {'topology-option-known', 'topology-option-in-release'}),
+    (r'bad value for option', {'cpu-option-value', 'topology-option-value'}),
+    (r'unable to convert policy option to integer|the minimum value of .*max-allowable-numa-nodes',
+     {'topology-option-value'}),
+    (r'cannot unmarshal bool into .*cpuManagerPolicyOptions', {'cpu-option-value'}),
+    (r'CPU Manager Policy (?:Alpha|Beta)-level Options not enabled', {'cpu-option-maturity-gate'}),
+    (r'topology manager policy (?:alpha|beta)-level options not enabled', {'topology-option-maturity-gate'}),
+    (r'cpu manager policy options .* require feature gates', {'cpu-options-map-gate'}),
+    (r'topology manager policy options .* require feature gates', {'topology-options-map-gate'}),
+    (r'None policy: received unsupported options', {'none-policy-options'}),
+    (r'static policy options \S+ and \S+ can not be used at the same time', {'cpu-options-exclusive'}),
+    (r'policy is incompatible with CPUManager align-by-socket policy option', {'align-by-socket-single-numa-node'}),
+    (r'requires systemreserved\.cpu ?\+ ?kubereserved\.cpu to be greater than zero', {'static-cpu-reservation'}),
+    (r"can't use reservedSystemCPUs", {'reserved-system-cpus-cgroups'}),
+    (r'unable to parse reservedSystemCPUs|cannot unmarshal number into .*reservedSystemCPUs', {'reserved-system-cpus'}),
+    (r'cannot reserve "\S+" resource|resource quantity for .* cannot be negative|quantities must match|'
+     r'cannot unmarshal \S+ into .*(?:systemReserved|kubeReserved)', {'reserved-resources'}),
+    (r'time: (?:invalid|missing unit in) duration|cpuManagerReconcilePeriod', {'cpu-manager-reconcile-period'}),
+    (r'is not equal to the value .* determined by Node Allocatable|you should specify the system reserved memory',
+     {'static-memory-sum'}),
+    (r'evictionHard|eviction.*memory\.available', {'static-memory-sum'}),
+    (r'the limit type .* is not supported|reserved memory may not be zero|reserved memory has a duplicate',
+     {'reserved-memory'}),
+    (r'cannot unmarshal string into .*featureGates|featureGates.* of type bool', {'feature-gate-value'}),
+    (r'unrecognized feature gate', {'feature-gate-known'}),
+    (r'cannot set feature gate .* locked|locked to', {'feature-gate-locked'}),
+]
 PASSED_MARK = 'Using root directory'
 
 
@@ -200,13 +246,17 @@ def _unmount_under(top):
         subprocess.run(['umount', '-l', point], check=False)
 
 
+def _error_lines(text):
+    # klog error lines, the final "command failed", and the panic kubelet 1.37 raises for a bad feature gate
+    # ("failed to merge global and in-flight KubeletConfiguration while setting defaults").
+    return '\n'.join(line for line in text.splitlines() if line.startswith(('E', 'F', 'panic:'))
+                     or 'command failed' in line or 'Error:' in line)
+
+
 def classify(text):
     if PASSED_MARK in text:
         return 'passed'
-    # klog error lines, the final "command failed", and the panic kubelet 1.37 raises for a bad feature gate
-    # ("failed to merge global and in-flight KubeletConfiguration while setting defaults").
-    errors = '\n'.join(line for line in text.splitlines() if line.startswith(('E', 'F', 'panic:'))
-                       or 'command failed' in line or 'Error:' in line)
+    errors = _error_lines(text)
     if any(re.search(pattern, errors, re.I) for pattern in NODE):
         return 'node'
     if any(re.search(pattern, errors, re.I) for pattern in REFUSED):
@@ -214,48 +264,87 @@ def classify(text):
     return 'unknown'
 
 
+def kubelet_reasons(text):
+    """The module rules the kubelet's error text names (REASONS)."""
+    errors = _error_lines(text)
+    found = set()
+    for pattern, rules in REASONS:
+        if re.search(pattern, errors, re.I):
+            found |= rules
+    return found
+
+
 def _module_verdict(config, version):
     try:
         k.validate(config, version)
     except k.KubeletConfigError as err:
-        return 'refused', err.errors
-    return 'passed', []
+        return 'refused', err.errors, err.rules
+    return 'passed', [], []
 
 
 def test_the_real_kubelet_agrees_with_the_module(kubelets, containerd):
     vectors = [(case[0], case[1]) for case in VALID] + [(case[0], case[1]) for case in INVALID]
     jobs = []
-    for binary, version in sorted(set(kubelets.values())):
-        for index, (name, config) in enumerate(vectors):
+    for binary, version in sorted(set(kubelets.values()), key=lambda item: _minor(item[1])):
+        for name, config in vectors:
             jobs.append((name, config, binary, version, 20000 + len(jobs)))
     started = time.time()
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         results = list(pool.map(lambda job: (job, run_kubelet(job[2], job[1], containerd, job[4])), jobs))
     elapsed = time.time() - started
     disagreements = []
+    tally = {}
     for (name, config, _binary, version, _port), (verdict, text) in results:
-        minor = int(version.split('.')[1])
-        mine, errors = _module_verdict(config, version)
+        minor = _minor(version)
+        count = tally.setdefault(version, dict(vectors=0, agree=0, by_design=0, refused=0, reasons=0))
+        count['vectors'] += 1
+        mine, errors, rules = _module_verdict(config, version)
         theirs = 'passed' if verdict == 'node' else verdict
         designed = BY_DESIGN.get((name, minor)) or BY_DESIGN.get((name, None))
+        tail = '\n'.join(text.strip().splitlines()[-4:])
         if verdict == 'unknown' or (theirs != mine) != bool(designed):
-            tail = '\n'.join(text.strip().splitlines()[-4:])
             disagreements.append('%s on kubelet %s: kubelet %s, module %s %s%s\n    kubelet said: %s'
                                  % (name, version, verdict, mine, errors,
                                     ' (listed BY_DESIGN but they agree)' if designed else '', tail))
+            continue
+        count['agree' if not designed else 'by_design'] += 1
+        if mine != 'refused' or theirs != 'refused':
+            continue
+        count['refused'] += 1
+        named = sorted(set(rules))
+        said = kubelet_reasons(text)
+        if len(named) != 1:
+            disagreements.append('%s on kubelet %s: the module refuses it for %d rules (%s), so the kubelet\'s reason '
+                                 'cannot prove one; enable what else the vector needs' % (name, version, len(named),
+                                                                                           ', '.join(named)))
+        elif named[0] in said:
+            count['reasons'] += 1
+        else:
+            disagreements.append('%s on kubelet %s: the module refuses it for rule %s, the kubelet for %s\n'
+                                 '    kubelet said: %s\n    module said: %s'
+                                 % (name, version, named[0], ', '.join(sorted(said)) or 'a reason REASONS does not '
+                                    'know', _error_lines(text)[-600:], errors))
+    for version in sorted(tally, key=_minor):
+        count = tally[version]
+        print('kubelet %s: %d vectors, %d agreements (%d more by design), %d refused by both, %d reasons matched'
+              % (version, count['vectors'], count['agree'], count['by_design'], count['refused'], count['reasons']))
     print('real-kubelet agreement: %d runs in %.1fs' % (len(jobs), elapsed))
     assert not disagreements, '\n'.join(disagreements)
+
+
+def _minor(version):
+    return int(version.split('.')[1])
 
 
 def test_the_real_kubelet_knows_the_gates_of_the_table(kubelets):
     # `kubelet --help` lists every gate that can still be set (alpha and beta); the generated table must have exactly
     # those as alpha/beta at that release: this checks the generator found every package the registry gets gates from.
-    for binary, version in sorted(set(kubelets.values())):
+    for binary, version in sorted(set(kubelets.values()), key=lambda item: _minor(item[1])):
         out = subprocess.run([binary, '--help'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              universal_newlines=True, check=False).stdout
         block = out[out.index('--feature-gates'):]
         block = block[:block.index('\n      --', 1)]
         listed = set(re.findall(r'^\s+([A-Z][A-Za-z0-9]+)=true\|false', block, re.M)) - {'AllAlpha', 'AllBeta'}
-        minor = int(version.split('.')[1])
+        minor = _minor(version)
         table = set(gate for gate in k.FEATURE_GATES if (k.gate_spec(gate, minor) or ('',))[0] in ('Alpha', 'Beta'))
         assert listed == table, (version, sorted(listed - table), sorted(table - listed))
