@@ -89,7 +89,8 @@ REFUSED = [
     r'max-allowable-numa-nodes', r'failed to initialize (?:cpu|memory|topology) manager',
     r'invalid policy', r'could not be parsed', r'is invalid', r'cannot reserve', r'cannot be negative',
     r'quantities must match', r'cannot unmarshal', r'missing unit in duration', r'invalid duration',
-    r'you should specify', r'reserved memory', r'unsupported options',
+    r'you should specify', r'reserved memory', r'unsupported options', r'can not be used at the same time',
+    r'is incompatible with',
 ]
 # What it says when it got past the configuration checks and failed on this machine (no such CPUs / NUMA node).
 NODE = [r'unable to reserve the required amount of CPUs', r'not all reserved cpus', r'NUMA node .* does not exist']
@@ -315,8 +316,8 @@ def test_the_real_kubelet_agrees_with_the_module(kubelets, containerd):
         said = kubelet_reasons(text)
         if len(named) != 1:
             disagreements.append('%s on kubelet %s: the module refuses it for %d rules (%s), so the kubelet\'s reason '
-                                 'cannot prove one; enable what else the vector needs' % (name, version, len(named),
-                                                                                           ', '.join(named)))
+                                 'cannot prove one; enable what else the vector needs'
+                                 % (name, version, len(named), ', '.join(named)))
         elif named[0] in said:
             count['reasons'] += 1
         else:
