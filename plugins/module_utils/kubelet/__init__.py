@@ -37,8 +37,9 @@ from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.release
     parse_kubelet_version, table_minor)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.releases import (  # noqa: F401
     CPU_MANAGER_OPTIONS as CPU_OPTIONS, TOPOLOGY_MANAGER_OPTIONS as TOPOLOGY_OPTIONS)
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.check import eviction_memory  # noqa: F401
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.rules import (  # noqa: F401
-    CPU_OPTION_CONFLICTS, RULE_NAMES, RULES, eviction_memory, validate)
+    CPU_OPTION_CONFLICTS, RULE_NAMES, RULES, validate)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.plan import (  # noqa: F401
     check_document, managed_view, nested_value_equal, plan_values, value_equal)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.checkpoints import (  # noqa: F401

@@ -251,3 +251,9 @@ def eviction_memory(config, warnings, errors, minor=None):
     except QuantityError as err:
         errors.append('evictionHard.memory.available: %s' % err)
         return None
+
+
+def eviction(check):
+    """The hard-eviction memory.available in bytes (None when unknowable), the warnings and the errors reading it."""
+    warnings, errors = [], []
+    return eviction_memory(check.config, warnings, errors, check.minor), warnings, errors

@@ -19,8 +19,8 @@ from fractions import Fraction
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import releases
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.check import (
-    ALLOWED, POLICY_OPTIONS, Check, eviction_memory, gate_on, gates, option_level, option_map, option_value, options,
-    policy, reserved, reserved_memory)
+    ALLOWED, POLICY_OPTIONS, Check, eviction, gate_on, gates, option_level, option_map, option_value, options, policy,
+    reserved, reserved_memory)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     KubeletConfigError, near_names, parse_duration, pretty)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.options import OPTION_FOR_KEY
@@ -161,7 +161,8 @@ def _options_rule(key, check_options):
 def options_map_gate(check, key, _table, _prefix):
     value = check.config.get(key)
     gate = releases.release_rules(check.minor).get('options_map_gates', {}).get(key)
-    if isinstance(value, dict) and gate and not gate_on(check, gate):
+    # a gate locked to true and set to false is refused for that (feature-gate-locked), and the kubelet stops there
+    if isinstance(value, dict) and gate and not gate_on(check, gate) and not check.refused('featureGates.%s:' % gate):
         check.refuse('%s: policy options %s need the %s feature gate, which is off in kubelet 1.%d; the kubelet '
                      'refuses any %s map without it, even an empty one; set feature_gates: {%s: true}%s'
                      % (key, pretty(value), gate, check.checked, key, gate,
@@ -262,22 +263,33 @@ def memory_manager_gate(check):
                      'set feature_gates: {MemoryManager: true}')
 
 
+def _static_memory(check):
+    """Whether the Static memory manager's sum is checked: the policy is Static and reservedMemory reads well."""
+    return check.memo(policy, 'memoryManagerPolicy') == 'Static' and check.memo(reserved_memory)[0] is not None
+
+
+def eviction_hard_memory(check):
+    if _static_memory(check):
+        _value, warnings, errors = check.memo(eviction)
+        for warning in warnings:
+            check.warn(warning)
+        for error in errors:
+            check.refuse(error)
+
+
 def static_memory_sum(check):
-    totals = check.memo(reserved_memory)[0]
-    if check.memo(policy, 'memoryManagerPolicy') != 'Static' or totals is None:
+    if not _static_memory(check):
         return
+    totals = check.memo(reserved_memory)[0]
     config = check.config
     system = check.memo(reserved, 'systemReserved')[0]
     kube = check.memo(reserved, 'kubeReserved')[0]
-    errors = []
-    eviction = eviction_memory(config, check.warnings, errors, check.minor)
-    for error in errors:
-        check.refuse(error)
+    hard = check.memo(eviction)[0]
     expected = {}
-    if eviction is not None:
-        expected['memory'] = system.get('memory', Fraction(0)) + kube.get('memory', Fraction(0)) + eviction
+    if hard is not None:
+        expected['memory'] = system.get('memory', Fraction(0)) + kube.get('memory', Fraction(0)) + hard
     for name in sorted(set(totals) | set(expected)):
-        if name == 'memory' and eviction is None:
+        if name == 'memory' and hard is None:
             continue
         want = expected.get(name, Fraction(0))
         have = totals.get(name, Fraction(0))
@@ -286,7 +298,7 @@ def static_memory_sum(check):
         if name == 'memory':
             detail = ('kubeReserved.memory %s + systemReserved.memory %s + hard eviction %s'
                       % (format_bytes(kube.get('memory', 0)), format_bytes(system.get('memory', 0)),
-                         format_bytes(eviction)))
+                         format_bytes(hard)))
             if config.get('evictionHard') is None:
                 detail += ' (the kubelet default, evictionHard is not set)'
         else:
@@ -331,6 +343,7 @@ RULES = (
     rule('static-cpu-reservation', static_cpu_reservation),
     rule('reserved-memory', reserved_memory_entries),
     rule('memory-manager-gate', memory_manager_gate, versioned=True),
+    rule('eviction-hard-memory', eviction_hard_memory),
     rule('static-memory-sum', static_memory_sum),
 )
 RULE_NAMES = tuple(r.name for r in RULES)

@@ -45,7 +45,7 @@ RULE_OF = {
     'Static memory sum wrong': 'static-memory-sum', 'Static memory without reservedMemory': 'static-memory-sum',
     'Static memory with nothing reserved at all': 'static-memory-sum',
     'Static memory ignores merged default only when set': 'static-memory-sum',
-    'hugepages cannot be matched': 'static-memory-sum', 'eviction not a quantity': 'static-memory-sum',
+    'hugepages cannot be matched': 'static-memory-sum', 'eviction not a quantity': 'eviction-hard-memory',
     'merged default evictions before 1.33': 'static-memory-sum',
     'reservedMemory zero': 'reserved-memory', 'reservedMemory type': 'reserved-memory',
     'reservedMemory hugepages size': 'reserved-memory', 'reservedMemory duplicate': 'reserved-memory',
@@ -122,6 +122,18 @@ def test_a_topology_option_too_new(monkeypatch):
     assert err.value.errors == ['topologyManagerPolicyOptions: option "prefer-closest-numa-nodes" does not exist in '
                                 'kubelet 1.35 (it appeared in 1.36)']
     assert k.validate(config, '1.36') == []
+
+
+@pytest.mark.parametrize('version,rules_named', [
+    ('1.35', ['topology-options-map-gate']), ('1.36', ['feature-gate-locked']), ('1.38', ['feature-gate-locked'])])
+def test_a_locked_gate_set_off_is_one_reason(version, rules_named):
+    # TopologyManagerPolicyOptions can be off up to 1.35; from 1.36 it is locked on, the kubelet refuses the gate
+    # itself and never gets to the options map
+    config = cfg(topologyManagerPolicyOptions={'prefer-closest-numa-nodes': 'true'},
+                 featureGates={'TopologyManagerPolicyOptions': False})
+    with pytest.raises(k.KubeletConfigError) as err:
+        k.validate(config, version)
+    assert err.value.rules == rules_named
 
 
 def test_errors_outside_the_rules_name_no_rule():

@@ -116,15 +116,18 @@ REASONS = [
     (r'None policy: received unsupported options', {'none-policy-options'}),
     (r'static policy options \S+ and \S+ can not be used at the same time', {'cpu-options-exclusive'}),
     (r'policy is incompatible with CPUManager align-by-socket policy option', {'align-by-socket-single-numa-node'}),
-    (r'requires systemreserved\.cpu ?\+ ?kubereserved\.cpu to be greater than zero', {'static-cpu-reservation'}),
+    (r'requires systemreserved\.cpu ?\+ ?kubereserved\.cpu to be greater than zero|'
+     r'unable to determine reserved CPU resources for static policy', {'static-cpu-reservation'}),
     (r"can't use reservedSystemCPUs", {'reserved-system-cpus-cgroups'}),
     (r'unable to parse reservedSystemCPUs|cannot unmarshal number into .*reservedSystemCPUs', {'reserved-system-cpus'}),
-    (r'cannot reserve "\S+" resource|resource quantity for .* cannot be negative|quantities must match|'
-     r'cannot unmarshal \S+ into .*(?:systemReserved|kubeReserved)', {'reserved-resources'}),
+    (r'--(?:system|kube)-reserved value failed to parse|cannot reserve \S+ resource|'
+     r'resource quantity for .* cannot be negative|cannot unmarshal \S+ into .*(?:systemReserved|kubeReserved)',
+     {'reserved-resources'}),
+    # a memory.available threshold that is not a quantity: the kubelet's words name no field
+    (r'failed to run Kubelet: quantities must match', {'eviction-hard-memory'}),
     (r'time: (?:invalid|missing unit in) duration|cpuManagerReconcilePeriod', {'cpu-manager-reconcile-period'}),
     (r'is not equal to the value .* determined by Node Allocatable|you should specify the system reserved memory',
      {'static-memory-sum'}),
-    (r'evictionHard|eviction.*memory\.available', {'static-memory-sum'}),
     (r'the limit type .* is not supported|reserved memory may not be zero|reserved memory has a duplicate',
      {'reserved-memory'}),
     (r'cannot unmarshal string into .*featureGates|featureGates.* of type bool', {'feature-gate-value'}),
