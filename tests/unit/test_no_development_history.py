@@ -33,24 +33,6 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 # Not checked at all: the changelog is where history belongs; Go checksum files hold nothing but hashes.
 NOT_CHECKED = ('CHANGELOG.md', 'changelogs/*', '*/go.sum', 'tests/output/*')
 
-# TEMPORARY: files other changes are rewriting at the same time; they are swept when those changes land, and this
-# list shrinks to nothing. A path listed here is not checked.
-TEMPORARY_ALLOWANCE_BEING_REWRITTEN = (
-    'plugins/module_utils/kubelet*.py',
-    'plugins/module_utils/kubelet/*',
-    'plugins/module_utils/memqos.py',
-    'plugins/module_utils/colocation.py',
-    'plugins/module_utils/fleet.py',
-    'plugins/module_utils/node_prep_decision.py',
-    'plugins/plugin_utils/fleet.py',
-    'plugins/plugin_utils/node_prep_decision.py',
-    'plugins/modules/memory_qos.py',
-    'plugins/action/node_config.py',
-    'roles/node_prep/*',
-    'playbooks/node_prep.yml',
-    'playbooks/audit.yml',
-)
-
 # Where upstream commits are recorded on purpose (fixtures' provenance, Go pseudo-versions).
 PROVENANCE = ('*/fixtures/*', '*PROVENANCE.md', '*/go.mod')
 
@@ -156,7 +138,7 @@ def problems_in(path, text, commits=frozenset()):
 
 
 def _checked():
-    return [p for p in _files() if not _match(p, NOT_CHECKED) and not _match(p, TEMPORARY_ALLOWANCE_BEING_REWRITTEN)]
+    return [p for p in _files() if not _match(p, NOT_CHECKED)]
 
 
 def test_no_development_history_in_tracked_files():
