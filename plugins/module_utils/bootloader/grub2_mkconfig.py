@@ -124,10 +124,7 @@ class Grub2Mkconfig(Backend):
                 plan.details['installed'][t] = text
                 if t == targets[0]:
                     plan.next_tokens = grub_cfg_default_cmdline(text)
-            for t, tmp in staged:
-                node.backup(t)
-                node.remember(t)
-                node.install(tmp, t)
+            node.install_staged(staged)
             node.apply_kernel_cmdline(plan.details['kcmd'])
         finally:
             for _t, tmp in staged:

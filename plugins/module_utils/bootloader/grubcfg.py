@@ -64,10 +64,7 @@ class GrubCfg(Backend):
                 node.write_tmp(tmp, path, after)
                 node.script_check(tmp)
             node.apply_defaults(*plan.details['defaults'])
-            for path, tmp in staged:
-                node.backup(path)
-                node.remember(path)
-                node.install(tmp, path)
+            node.install_staged(staged)
             node.apply_kernel_cmdline(plan.details['kcmd'])
         finally:
             for _path, tmp in staged:

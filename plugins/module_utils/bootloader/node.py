@@ -244,6 +244,14 @@ class BootNode(object):
             raise StepFailed('cannot read the new %s (temporary file %s): %s' % (path, tmp, to_native(exc)))
         self.write_atomic(path, data)
 
+    def install_staged(self, staged):
+        """Put each staged (path, tmp) in place, in order: a backup copy when asked, kept to be put back on failure,
+        then installed through write_atomic."""
+        for path, tmp in staged:
+            self.backup(path)
+            self.remember(path)
+            self.install(tmp, path)
+
     def backup(self, path):
         if self.p['backup'] and os.path.exists(path):
             self.backups.append(self.call('cannot back up %s' % path, self.module.backup_local, path))
