@@ -5,7 +5,9 @@
 
     kubelet_proof.py save                       keep the kubelet configuration and state files in /run/numaops-proof
     (kubelet_config then makes a change and removes the state files the kubelet would refuse)
-    kubelet_proof.py prove [--removed PATH ...]  three kubelet restarts, one JSON object on stdout:
+    kubelet_proof.py prove [--removed PATH ...]  three kubelet restarts, one JSON object as the last line of stdout
+                                                (the tools it runs keep their messages off it: over SSH with a
+                                                terminal, stderr and stdout are one stream):
         skipped   the removed state files put back (the removal skipped), kubelet restarted
         removed   the same files removed again (what kubelet_config did), kubelet restarted
         restored  the configuration and state files put back as saved, kubelet restarted
@@ -33,13 +35,13 @@ FILES = ('/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '
 
 def journal(since):
     out = subprocess.run(['journalctl', '-u', 'kubelet', '-o', 'cat', '--no-pager', '--since', '@%d' % since],
-                         stdout=subprocess.PIPE, universal_newlines=True, check=False).stdout
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, check=False).stdout
     return [line for line in out.splitlines() if any(f in line for f in FATAL)]
 
 
 def restarts():
     out = subprocess.run(['systemctl', 'show', '-P', 'NRestarts', 'kubelet'], stdout=subprocess.PIPE,
-                         universal_newlines=True, check=False).stdout.strip()
+                         stderr=subprocess.DEVNULL, universal_newlines=True, check=False).stdout.strip()
     return int(out or 0)
 
 
@@ -54,7 +56,10 @@ def healthz():
 def restart(settle, timeout):
     since = int(time.time()) + 1
     time.sleep(since - time.time())  # the journal's --since has whole seconds: nothing of the previous run in it
-    subprocess.run(['systemctl', 'restart', 'kubelet'], check=True)
+    done = subprocess.run(['systemctl', 'restart', 'kubelet'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit('systemctl restart kubelet failed (rc=%d): %s' % (done.returncode, done.stdout.strip()))
     start = time.monotonic()
     base = restarts()
     ok_since = None
