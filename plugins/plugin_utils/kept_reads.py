@@ -12,21 +12,12 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import process_alive
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import _KEPT_PREFIX
 
 # ansible's local temporary directory: tempfile.mkdtemp(prefix='ansible-local-<pid>'), 8 random characters after
 _RUN_PREFIX = 'ansible-local-'
 _RANDOM = 8
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def run_pid(name):
@@ -37,7 +28,7 @@ def run_pid(name):
     return int(digits) if digits.isdigit() else None
 
 
-def sweep(local_tmp, alive=_alive):
+def sweep(local_tmp, alive=process_alive):
     """Removes the kept reads of the runs that are gone, beside this run's ``local_tmp``; returns their paths."""
     parent, mine = os.path.split(os.path.normpath(local_tmp))
     removed = []

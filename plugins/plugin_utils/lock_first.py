@@ -25,7 +25,9 @@ from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
 LOCK_OPTIONS = frozenset(('path', 'run_id', 'job_id', 'playbook', 'stale_after'))
 
 
-def _alive(pid):
+def process_alive(pid):
+    """Whether process ``pid`` of this machine runs (True also when it is another user's); None when ``pid`` is not a
+    process id."""
     try:
         os.kill(int(pid), 0)
     except (TypeError, ValueError):
@@ -83,7 +85,7 @@ def settle(result, lock_of, args, check_mode, host, rerun, query_fails=False):
         return result, warnings
     holder = lock.get('holder') or {}
     if lock.get('outcome') == 'held':
-        alive = _alive(holder.get('pid')) if holder.get('controller') == controller else None
+        alive = process_alive(holder.get('pid')) if holder.get('controller') == controller else None
         reason = nodelock.stale_reason(holder, lock.get('age'), stale_after, controller, alive)
         what = nodelock.describe_holder(holder, lock.get('age'))
         if reason and state == 'query' and query_fails:
