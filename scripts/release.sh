@@ -108,7 +108,7 @@ release_check() {
     cat "$work/second-run.log"; die "NOT IDEMPOTENT from the installed collection: second run changed=${second:-?}"
   fi
   grep -E '^sandbox-node-1 *:' "$work/second-run.log"
-  log "release check OK: numaops-colocation-$VERSION.tar.gz installed in a clean environment ($(basename "$venv"): $("$venv/bin/ansible" --version | head -1)); sandbox first run changed=$first, second run changed=0"
+  log "release check OK: numaops-colocation-$VERSION.tar.gz installed in a clean environment ($(basename "$venv"): $("$venv/bin/ansible" --version | sed -n 1p)); sandbox first run changed=$first, second run changed=0"
 }
 
 case "${1:-}" in
