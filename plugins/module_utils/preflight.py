@@ -289,7 +289,9 @@ def checks(node, asked, host):
     notes = []
     if unknown and allow_unknown:
         notes.append('WARNING (colocation_allow_unknown_variables=true): ' + '; '.join(unknown))
-    if asked['mem_sampling'] == 'auto' and not sp4:
+    # auto on another distribution is simply not for it: no note. On another openEuler release or architecture the
+    # flags are skipped with a note: that user may well have expected them.
+    if asked['mem_sampling'] == 'auto' and not sp4 and distribution == 'openEuler':
         release = (node.get('os') or {}).get('release') or {}
         this = (('%s %s %s' % (facts['distribution'], version, codename)) if facts.get('distribution') is not None
                 else release.get('PRETTY_NAME') or '%s %s' % (distribution, version))

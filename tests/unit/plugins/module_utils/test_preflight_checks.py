@@ -41,9 +41,9 @@ ASKED = {
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
     'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
 }
-DEBIAN_NOTE = ('mem_sampling_on numa_icon=enable skipped: these kernel flags are for openEuler 22.03 SP4 aarch64 '
-               'only, and this host is Debian GNU/Linux 12 (bookworm) x86_64. Set node_prep_mem_sampling=enabled to '
-               'add them anyway.')
+OPENEULER_X86_NOTE = ('mem_sampling_on numa_icon=enable skipped: these kernel flags are for openEuler 22.03 SP4 '
+                      'aarch64 only, and this host is openEuler 22.03 (LTS-SP4) x86_64. Set '
+                      'node_prep_mem_sampling=enabled to add them anyway.')
 
 
 def run(node=None, **asked):
@@ -65,7 +65,7 @@ def test_a_node_that_fits():
     assert run() == {
         'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
         'cgroup_v2_after_reboot': False, 'containerd_version': '1.7.24',
-        'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [DEBIAN_NOTE], 'errors': [],
+        'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [], 'errors': [],
     }
 
 
@@ -98,18 +98,29 @@ def test_mem_sampling_flags(mem_sampling, node_os, facts, wanted):
     assert result['kernel_args'] == (['numa_icon=enable', 'quiet', 'mem_sampling_on'] if wanted
                                      else ['numa_icon=enable', 'quiet'])
     skipped_note = [note for note in result['notes'] if 'skipped: these kernel flags' in note]
-    assert bool(skipped_note) is (mem_sampling == 'auto' and not wanted)
+    # the note only where it applies: an openEuler host that is not 22.03 SP4 aarch64
+    openeuler = (facts.get('distribution') or node_os['release'].get('NAME')) == 'openEuler'
+    assert bool(skipped_note) is (mem_sampling == 'auto' and not wanted and openeuler)
 
 
 def test_sampling_note_names_the_host_from_the_facts_or_os_release():
-    facts = {'distribution': 'Ubuntu', 'distribution_version': '24.04', 'distribution_release': 'noble',
-             'architecture': 'x86_64'}
-    assert run(facts=facts)['notes'][0] == DEBIAN_NOTE.replace('Debian GNU/Linux 12 (bookworm) x86_64',
-                                                               'Ubuntu 24.04 noble x86_64')
-    bare = edit(os={'release': {'NAME': 'Foo', 'VERSION_ID': '1'}, 'machine': 'riscv64'})
-    assert 'this host is Foo 1 riscv64.' in run(bare)['notes'][0]
-    nothing = edit(os={'release': {}, 'machine': ''})
-    assert 'this host is unknown  .' in run(nothing)['notes'][0]
+    x86 = edit(os=dict(OPENEULER, machine='x86_64'))
+    assert run(x86)['notes'] == [OPENEULER_X86_NOTE]
+    facts = {'distribution': 'openEuler', 'distribution_version': '24.03', 'distribution_release': 'LTS',
+             'architecture': 'aarch64'}
+    assert run(facts=facts)['notes'][0] == OPENEULER_X86_NOTE.replace('openEuler 22.03 (LTS-SP4) x86_64',
+                                                                      'openEuler 24.03 LTS aarch64')
+    bare = edit(os={'release': {'NAME': 'openEuler', 'VERSION_ID': '20.03'}, 'machine': 'riscv64'})
+    assert 'this host is openEuler 20.03 riscv64.' in run(bare)['notes'][0]
+
+
+def test_no_sampling_note_on_other_distributions():
+    """auto means: where the flags apply. A Debian, Ubuntu or unknown host gets no note on every run."""
+    ubuntu = {'distribution': 'Ubuntu', 'distribution_version': '24.04', 'distribution_release': 'noble',
+              'architecture': 'x86_64'}
+    assert run(facts=ubuntu)['notes'] == []
+    assert run(edit(os={'release': {}, 'machine': ''}))['notes'] == []
+    assert run(mem_sampling='disabled')['notes'] == []
 
 
 # ------------------------------------------------------------------------------- cgroup v2
