@@ -20,6 +20,7 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
 
 V2_FIX = ('memory.high, memory.low and memory.min exist only in the unified cgroup v2 hierarchy. Boot the '
           'node with systemd.unified_cgroup_hierarchy=1 on the kernel command line (the '
@@ -72,7 +73,9 @@ def pods_from_document(data, where):
     return data
 
 
-def read_text(path):
+def read_cgroup_file(path):
+    """A cgroup interface file of the kernel (memory.min, cgroup.controllers, ...): a few bytes the kernel makes,
+    whose size stat does not report. Node files (the kubelet's) go through nodefile.read_text instead."""
     with open(path, 'r') as handle:
         return handle.read()
 
@@ -115,7 +118,7 @@ class CgroupTree:
         values = {}
         for name in files:
             try:
-                text = read_text(os.path.join(path, name))
+                text = read_cgroup_file(os.path.join(path, name))
             except (IOError, OSError) as exc:
                 if exc.errno in VANISHED:
                     if not os.path.isdir(path):
@@ -151,7 +154,7 @@ def check_cgroup_v2(root):
         else:
             kind = 'cgroup v1 (%s/cgroup.controllers does not exist)' % root
         raise NodeError('this node runs %s. %s' % (kind, V2_FIX))
-    controllers = read_text(controllers_file).split()
+    controllers = read_cgroup_file(controllers_file).split()
     if 'memory' not in controllers:
         raise NodeError('the memory controller is not available in the unified cgroup hierarchy at %s '
                         '(cgroup.controllers lists: %s); it is still bound to cgroup v1. %s'
@@ -204,9 +207,11 @@ def detect_driver(params, root, kubelet_root):
         if not path or not os.path.exists(path):
             continue
         try:
-            text = read_text(path)
-        except (IOError, OSError) as exc:
-            raise NodeError('cannot read %s: %s' % (path, to_native(exc)))
+            text = nodefile.read_text(path, nodefile.MAX_CONFIG_BYTES, 'kubelet file')
+        except nodefile.NodeFileError as exc:
+            raise NodeError(to_native(exc))
+        if text is None:
+            continue
         try:
             candidates.append(('kubelet_config' if path == files[0] else path, cg.driver_from_file(text)))
         except cg.CgroupPathError as exc:
@@ -316,7 +321,7 @@ def memory_fix(tree, parents):
     """What to do about cgroups below ``parents`` (relative paths) that have no memory.* files (message text)."""
     path = os.path.join(tree.root, parents[0]) if parents[0] else tree.root
     try:
-        listed = read_text(os.path.join(tree.abspath(parents[0]), 'cgroup.subtree_control')).split()
+        listed = read_cgroup_file(os.path.join(tree.abspath(parents[0]), 'cgroup.subtree_control')).split()
         lists = ', which lists: %s' % (' '.join(listed) or 'nothing')
     except (IOError, OSError, NodeError, cg.CgroupPathError):
         lists = ''
@@ -382,7 +387,7 @@ def mark_vanished(result, vanished, done, warnings, tree):
         warnings.append('%s skipped: %s' % (what, reason))
 
 
-def apply_writes(batches, tree, run_command, page_size, writer=write_value, reader=read_text):
+def apply_writes(batches, tree, run_command, page_size, writer=write_value, reader=read_cgroup_file):
     """Make the planned writes, batch by batch (:func:`memqos.write_batches`), and read each value back.
 
     Returns ``(done, vanished, warnings)``: the writes made, ``{cgroup: [files]}`` of the cgroups that vanished

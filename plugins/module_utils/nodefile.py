@@ -114,6 +114,20 @@ def read_limited(path, limit, what='file'):
     return data
 
 
+def read_text(path, limit=MAX_CONFIG_BYTES, what='file'):
+    """The text of the node file ``path`` (None when missing), through read_limited (regular files only, at most
+    ``limit`` bytes); a file that is not UTF-8 is refused with the offset of the first byte that is not."""
+    data = read_limited(path, limit, what)
+    if data is None:
+        return None
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        raise NodeFileError('cannot use %s: it is not UTF-8 text (byte 0x%02x at offset %d); a %s this collection '
+                            'reads is UTF-8 text. Nothing was changed.'
+                            % (path, bytearray(data)[exc.start], exc.start, what))
+
+
 def dangling_link(path):
     """The final target of ``path`` when it is a symbolic link to something that does not exist, else None."""
     if os.path.islink(path) and not os.path.exists(path):

@@ -431,7 +431,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils import memqos a
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos_node as node
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours import DEFAULT, FLAVOURS
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_node import (
-    NodeError, read_text, use_systemd, write_value)
+    NodeError, read_cgroup_file, use_systemd, write_value)
 
 try:
     import yaml
@@ -511,7 +511,7 @@ def run(module):
         done = [write for batch in batches for write in batch]
     else:
         done, vanished, write_warnings = node.apply_writes(batches, tree, module.run_command, page_size,
-                                                           write_value, read_text)
+                                                           write_value, read_cgroup_file)
         warnings.extend(write_warnings)
 
     node.mark_vanished(result, vanished, done, warnings, tree)

@@ -257,7 +257,6 @@ import posixpath
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.numaops.colocation.plugins.module_utils import nodefile, nodelock, preflight
-from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import MAX_CONFIG_BYTES, NodeFileError, read_limited
 
 ARGUMENT_SPEC = dict(
     root=dict(type='str', default=''),
@@ -288,16 +287,17 @@ ARGUMENT_SPEC = dict(
 
 
 def read_text(path):
-    """(text, error): the file's text, or None and why not (nodefile.read_limited: regular files only, bounded)."""
+    """(text, error): the file's text, or None and why not (nodefile.read_text: regular files only, bounded,
+    UTF-8)."""
     if path is None:
         return None, 'not read'
     try:
-        data = read_limited(path, MAX_CONFIG_BYTES)
-    except NodeFileError as exc:
+        text = nodefile.read_text(path)
+    except nodefile.NodeFileError as exc:
         return None, str(exc)
-    if data is None:
+    if text is None:
         return None, '%s: No such file or directory' % path
-    return data.decode('utf-8', 'replace'), ''
+    return text, ''
 
 
 def read_entry(path):

@@ -517,6 +517,20 @@ def test_driver_from_kubeadm_flags(capsys, tmp_path):
     assert res['cgroup_driver'] == 'cgroupfs' and res['cgroup_driver_source'] == str(flags)
 
 
+@pytest.mark.parametrize('content, expected', [
+    (b'kind: KubeletConfiguration\ncgroupDriver: cgroupfs  # caf\xe9\n', 'not UTF-8 text (byte 0xe9 at offset 56)'),
+    (b'kind: KubeletConfiguration\n' + b'#' * (1024 * 1024), 'above the limit of 1 MiB'),
+])
+def test_a_refused_kubelet_config_fails_naming_it_and_writes_nothing(capsys, node, tmp_path, content, expected):
+    standin, pods, configs = node
+    config = tmp_path / 'config.yaml'
+    config.write_bytes(content)
+    before = standin.read(cont_dir(pods[0]), 'memory.min')
+    res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root, kubelet_config_path=str(config))
+    assert res['failed'] is True and str(config) in res['msg'] and expected in res['msg']
+    assert standin.read(cont_dir(pods[0]), 'memory.min') == before
+
+
 def test_driver_from_the_kubelet_command_line(capsys, tmp_path):
     pods = [make_pod('p', labels={})]
     standin = build_node(CgroupV2StandIn(str(tmp_path / 'cg')), pods, driver='cgroupfs')
@@ -587,13 +601,13 @@ def test_read_back_failure_is_reported_not_taken_for_success(capsys, node, monke
     # warning could fire for it; now a failed read-back is reported, and a different value still is
     standin, pods, configs = node
     written = set()
-    real_write, real_read = memory_qos.write_value, memory_qos.read_text
+    real_write, real_read = memory_qos.write_value, memory_qos.read_cgroup_file
 
     def write_value(path, value):
         real_write(path, value)
         written.add(path)
 
-    def read_text(path):
+    def read_cgroup_file(path):
         if path in written and path.endswith('memory.min'):
             raise OSError(5, 'Input/output error', path)
         if path in written and path.endswith('memory.high'):
@@ -601,7 +615,7 @@ def test_read_back_failure_is_reported_not_taken_for_success(capsys, node, monke
         return real_read(path)
 
     monkeypatch.setattr(memory_qos, 'write_value', write_value)
-    monkeypatch.setattr(memory_qos, 'read_text', read_text)
+    monkeypatch.setattr(memory_qos, 'read_cgroup_file', read_cgroup_file)
     res = run(capsys, pods=pods, configs=configs, cgroup_root=standin.root)
     assert res['changed'] is True
     texts = ' '.join(warnings_of(res))

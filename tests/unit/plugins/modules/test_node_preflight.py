@@ -115,3 +115,15 @@ def test_output_directories_are_checked_before_anything_is_written(tree, capsys)
         'missing': {'path': str(tree / 'nope'), 'error': '%s: no such directory' % (tree / 'nope')},
         'file': {'path': str(tree / 'a-file'), 'error': '%s: not a directory' % (tree / 'a-file')}}
     assert run_module(node_preflight, capsys, **_args(tree))['output_dirs'] == {}
+
+
+@pytest.mark.parametrize('content, expected', [
+    (b'[Service]\n# caf\xe9\nEnvironment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"\n',
+     'not UTF-8 text (byte 0xe9 at offset 15)'),
+    (b'#' * (1024 * 1024 + 1), 'above the limit of 1 MiB'),
+])
+def test_an_undecodable_or_oversize_unit_file_fails_naming_it(tree, capsys, content, expected):
+    dropin = tree / 'usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf'
+    dropin.write_bytes(content)
+    res = run_module(node_preflight, capsys, **_args(tree))
+    assert res['failed'] and str(dropin) in res['msg'] and expected in res['msg']
