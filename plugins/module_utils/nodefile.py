@@ -114,18 +114,30 @@ def read_limited(path, limit, what='file'):
     return data
 
 
+def decode_text(path, data, what='file'):
+    """File bytes as text: UTF-8, refusing other encodings and NUL bytes with file, line and column."""
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as err:
+        line = data.count(b'\n', 0, err.start) + 1
+        column = err.start - (data.rfind(b'\n', 0, err.start) + 1) + 1
+        raise NodeFileError('%s line %d, column %d: byte 0x%02x is not UTF-8; a %s this collection reads must be '
+                            'UTF-8 text, so it is refused (convert it, for example with `iconv -f latin1 -t utf-8`). '
+                            'Nothing was changed.' % (path, line, column, bytearray(data)[err.start], what))
+    if '\x00' in text:
+        offset = text.index('\x00')
+        raise NodeFileError('%s line %d: contains a NUL byte; it is not a text file, so it is refused. '
+                            'Nothing was changed.' % (path, text.count('\n', 0, offset) + 1))
+    return text
+
+
 def read_text(path, limit=MAX_CONFIG_BYTES, what='file'):
-    """The text of the node file ``path`` (None when missing), through read_limited (regular files only, at most
-    ``limit`` bytes); a file that is not UTF-8 is refused with the offset of the first byte that is not."""
+    """The text of the node file ``path`` (None when missing): read_limited (regular files only, at most ``limit``
+    bytes), then decode_text (UTF-8, no NUL byte)."""
     data = read_limited(path, limit, what)
     if data is None:
         return None
-    try:
-        return data.decode('utf-8')
-    except UnicodeDecodeError as exc:
-        raise NodeFileError('cannot use %s: it is not UTF-8 text (byte 0x%02x at offset %d); a %s this collection '
-                            'reads is UTF-8 text. Nothing was changed.'
-                            % (path, bytearray(data)[exc.start], exc.start, what))
+    return decode_text(path, data, what)
 
 
 def dangling_link(path):

@@ -25,6 +25,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import (
     MAX_CONFIG_BYTES, changed_meanwhile_message, oversize_message, temp_pattern,
 )
@@ -338,20 +339,11 @@ def failure_text(result):
 
 
 def decode_text(path, data):
-    """File bytes as text: UTF-8, refusing other encodings and NUL bytes with file, line and column."""
+    """File bytes as text (nodefile.decode_text: UTF-8, no NUL byte), a refusal as the action's failure."""
     try:
-        text = data.decode('utf-8')
-    except UnicodeDecodeError as err:
-        line = data.count(b'\n', 0, err.start) + 1
-        column = err.start - (data.rfind(b'\n', 0, err.start) + 1) + 1
-        raise AnsibleActionFail('%s line %d, column %d: byte 0x%02x is not UTF-8; TOML and YAML files must be UTF-8, '
-                                'so the file is refused (convert it, for example with `iconv -f latin1 -t utf-8`). '
-                                'Nothing was changed.' % (path, line, column, data[err.start]))
-    if '\x00' in text:
-        offset = text.index('\x00')
-        raise AnsibleActionFail('%s line %d: contains a NUL byte; it is not a text file, so it is refused. '
-                                'Nothing was changed.' % (path, text.count('\n', 0, offset) + 1))
-    return text
+        return nodefile.decode_text(path, data, 'TOML or YAML file')
+    except nodefile.NodeFileError as exc:
+        raise AnsibleActionFail(str(exc))
 
 
 def make_diff(path, before, after):

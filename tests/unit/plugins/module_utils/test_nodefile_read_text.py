@@ -38,14 +38,22 @@ def test_an_oversize_file_is_refused_naming_it_and_the_limit(tmp_path):
     assert nodefile.read_text(str(path), 2049) == '#' * 2049
 
 
-def test_a_file_that_is_not_utf8_is_refused_naming_it_and_the_offset(tmp_path):
+def test_a_file_that_is_not_utf8_is_refused_naming_it_line_and_column(tmp_path):
     path = tmp_path / 'kubeadm-flags.env'
-    path.write_bytes(b'KUBELET_KUBEADM_ARGS="--cgroup-driver=systemd" # caf\xe9\n')
+    path.write_bytes(b'# flags\nKUBELET_KUBEADM_ARGS="--cgroup-driver=systemd" # caf\xe9\n')
     with pytest.raises(nodefile.NodeFileError) as err:
         nodefile.read_text(str(path), what='kubelet file')
     message = str(err.value)
-    assert str(path) in message and 'not UTF-8' in message
-    assert 'byte 0xe9 at offset %d' % b'KUBELET_KUBEADM_ARGS="--cgroup-driver=systemd" # caf'.__len__() in message
+    assert message.startswith('%s line 2, column 53: byte 0xe9 is not UTF-8; a kubelet file' % path)
+    assert 'Nothing was changed' in message
+
+
+def test_a_nul_byte_is_refused_naming_the_file_and_line(tmp_path):
+    path = tmp_path / 'config.yaml'
+    path.write_bytes(b'kind: KubeletConfiguration\n\x00\x00\x00\n')
+    with pytest.raises(nodefile.NodeFileError) as err:
+        nodefile.read_text(str(path))
+    assert str(err.value).startswith('%s line 2: contains a NUL byte' % path)
 
 
 @pytest.mark.parametrize('kind', ['directory', 'fifo'])

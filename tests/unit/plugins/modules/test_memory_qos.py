@@ -518,7 +518,7 @@ def test_driver_from_kubeadm_flags(capsys, tmp_path):
 
 
 @pytest.mark.parametrize('content, expected', [
-    (b'kind: KubeletConfiguration\ncgroupDriver: cgroupfs  # caf\xe9\n', 'not UTF-8 text (byte 0xe9 at offset 56)'),
+    (b'kind: KubeletConfiguration\ncgroupDriver: cgroupfs  # caf\xe9\n', 'line 2, column 30: byte 0xe9 is not UTF-8'),
     (b'kind: KubeletConfiguration\n' + b'#' * (1024 * 1024), 'above the limit of 1 MiB'),
 ])
 def test_a_refused_kubelet_config_fails_naming_it_and_writes_nothing(capsys, node, tmp_path, content, expected):

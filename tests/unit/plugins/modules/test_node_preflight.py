@@ -119,7 +119,7 @@ def test_output_directories_are_checked_before_anything_is_written(tree, capsys)
 
 @pytest.mark.parametrize('content, expected', [
     (b'[Service]\n# caf\xe9\nEnvironment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"\n',
-     'not UTF-8 text (byte 0xe9 at offset 15)'),
+     'line 2, column 6: byte 0xe9 is not UTF-8'),
     (b'#' * (1024 * 1024 + 1), 'above the limit of 1 MiB'),
 ])
 def test_an_undecodable_or_oversize_unit_file_fails_naming_it(tree, capsys, content, expected):
