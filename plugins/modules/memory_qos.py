@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: memory_qos
-short_description: Apply memory QoS (Volcano ColocationConfiguration, or the kubelet's own) to a node's cgroup v2 tree
+short_description: Apply memory QoS (Volcano ColocationConfiguration, Koordinator NodeSLO or the kubelet's own) to a node's cgroup v2 tree
 version_added: 1.0.0
 description:
   - What decides the values is the O(flavour). With the default V(volcano) the module does the job of the Volcano
@@ -46,6 +46,9 @@ description:
   - With O(flavour=kubelet) the values are those the kubelet's own memory QoS (feature gate C(MemoryQoS), kubelet
     1.37) gives every container, pod, QoS class and the kubepods cgroup, from the pods' memory requests and limits
     and O(flavour_config); for auditing (check mode) or putting back what the kubelet would have set.
+  - With O(flavour=koordinator) the values are those Koordinator's koordlet writes on cgroup v2 (its cgroup reconcile,
+    feature gate C(CgroupReconcile)) from the node's NodeSLO and each pod's class (label C(koordinator.sh/qosClass)),
+    given in O(flavour_config); see C(docs/koordinator.md) in the collection.
   - See C(docs/memory_qos.md) in the collection for the formulas, the hierarchy rationale and the safety rules.
 author:
   - numaops.colocation developers (@numaops)
@@ -75,6 +78,7 @@ options:
       - The pods on this node as the Kubernetes API returns them (for example the RV(kubernetes.core.k8s_info#module:resources)
         of M(kubernetes.core.k8s_info)). Used are C(metadata) (namespace, name, uid, labels, annotations),
         C(metadata.deletionTimestamp), C(spec.nodeName), C(spec.containers[].resources), C(status.conditions),
+        C(status.phase),
         C(status.qosClass) and C(status.containerStatuses[]) (name, containerID, state).
       - Only those fields (and C(apiVersion), C(kind), C(status.phase)) are sent to the node; the rest of each
         pod (C(managedFields), environment, volumes, probes, ...) is dropped on the controller, so a full node's
@@ -83,6 +87,8 @@ options:
         C(deletionTimestamp) are handled; the cgroup files of every other pod are left as they are
         (counted in RV(ignored)). With O(flavour=kubelet), every pod whose C(status.phase) is not C(Succeeded) or
         C(Failed) is handled, and C(spec.initContainers), C(spec.overhead) and C(spec.resources) are read as well.
+        With O(flavour=koordinator), every pod in phase C(Pending) or C(Running) is handled, Ready or not, being
+        deleted or not (koordlet's rule), and the same three fields are read as well.
       - Mutually exclusive with O(pods_file).
     type: list
     elements: dict
@@ -101,8 +107,12 @@ options:
       - V(kubelet) - the kubelet's memory QoS (feature gate C(MemoryQoS), KEP-2570, as kubelet 1.37 computes it); its
         inputs are O(flavour_config). Every pod that has not finished is handled (the kubelet sets the values when it
         creates a container, Ready or not), and the levels get the kubelet's values rather than sums.
+      - V(koordinator) - Koordinator's memory QoS as koordlet computes it from a NodeSLO (C(spec.resourceQOSStrategy),
+        over Koordinator's defaults) and each pod's class (C(koordinator.sh/qosClass), else from its Kubernetes QoS
+        class) and C(koordinator.sh/memoryQOS) annotation; its inputs are O(flavour_config). The pod cgroups get the
+        pod's request times the class's percentages, the QoS-class and kubepods cgroups the sums koordlet writes.
     type: str
-    choices: [kubelet, volcano]
+    choices: [koordinator, kubelet, volcano]
     default: volcano
     version_added: 1.0.0
   flavour_config:
@@ -113,6 +123,11 @@ options:
         greater than 0 and at most 1; unset, the kubelet's default, sets no C(memory.high)) and C(allocatable_memory)
         (the Node's C(status.allocatable.memory), required with C(memory_throttling_factor): a container without a
         memory limit is throttled relative to it)."
+      - "For O(flavour=koordinator): C(node_slo) (required: the node's NodeSLO object, C(slo.koordinator.sh/v1alpha1),
+        as the API returns it; a percentage that is not an integer from 0 to 100, a field it does not know or a value
+        of the wrong type fails the module before anything is written) and C(allocatable_memory) (the Node's
+        C(status.allocatable.memory), required when a class has a C(throttlingPercent): a container without a memory
+        limit is throttled relative to it)."
     type: dict
     default: {}
     version_added: 1.0.0
@@ -306,7 +321,8 @@ skipped:
 ignored:
   description:
     - Number of pods of the node left alone because they are not Ready or are being deleted (the Volcano agent does
-      not handle them either); with O(flavour=kubelet), because they have finished.
+      not handle them either); with O(flavour=kubelet), because they have finished; with O(flavour=koordinator), because
+      their phase is neither C(Pending) nor C(Running).
   returned: always
   type: int
   sample: 2
@@ -327,7 +343,12 @@ pods:
     namespace: {description: Pod namespace., type: str, returned: always}
     name: {description: Pod name., type: str, returned: always}
     uid: {description: Pod UID., type: str, returned: always}
-    config_name: {description: Name of the ColocationConfiguration applied (null for a reset or an annotation without name)., type: str, returned: always}
+    config_name:
+      description:
+        - Name of the ColocationConfiguration applied (null for a reset or an annotation without name).
+        - With O(flavour=koordinator), the Koordinator QoS class whose settings apply (C(SYSTEM), C(LSE), C(LSR), C(LS) or C(BE)).
+      type: str
+      returned: always
     qos_class: {description: The pod's Kubernetes QoS class., type: str, returned: always}
     cgroup:
       description: The pod's cgroup, relative to O(cgroup_root).
@@ -476,7 +497,8 @@ def run(module):
         active.append(pod)
         decision = flavour.decide(pod)
         if decision.get('invalid'):
-            warnings.append('pod %s skipped: %s' % (mq.pod_ref(pod), decision['reason']))
+            warnings.append('pod %s %s: %s' % (mq.pod_ref(pod), 'applied' if decision['managed'] else 'skipped',
+                                                decision['reason']))
         if decision['managed']:
             decisions.append((pod, decision))
 

@@ -10,10 +10,11 @@ docs/developer/memory_qos_flavours.md.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours.koordinator import Koordinator
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours.kubelet import Kubelet
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours.volcano import Volcano
 
-FLAVOURS = dict((flavour.name, flavour) for flavour in (Volcano, Kubelet))
+FLAVOURS = dict((flavour.name, flavour) for flavour in (Volcano, Kubelet, Koordinator))
 DEFAULT = 'volcano'
 
 

@@ -92,8 +92,8 @@ def test_a_bad_flavour_input_fails_before_anything_is_read_or_written(capsys, tm
     assert res['failed'] is True and 'flavour_config.memory_throttling_factor is 2' in res['msg']
     res = run(capsys, pods=pods, flavour='kubelet', configs=[], cgroup_root=standin.root)
     assert res['failed'] is True and 'configs is an input of the volcano flavour' in res['msg']
-    res = run(capsys, pods=pods, flavour='koordinator', cgroup_root=standin.root)
-    assert res['failed'] is True and 'flavour' in res['msg'] and 'kubelet, volcano' in res['msg']
+    res = run(capsys, pods=pods, flavour='nri', cgroup_root=standin.root)
+    assert res['failed'] is True and 'flavour' in res['msg'] and 'koordinator, kubelet, volcano' in res['msg']
     assert dict((path, standin.read(*path.rsplit('/', 1))) for path in files) == files
 
 
