@@ -497,8 +497,8 @@ def run(module):
         active.append(pod)
         decision = flavour.decide(pod)
         if decision.get('invalid'):
-            warnings.append('pod %s %s: %s' % (mq.pod_ref(pod), 'applied' if decision['managed'] else 'skipped',
-                                                decision['reason']))
+            state = 'applied' if decision['managed'] else 'skipped'
+            warnings.append('pod %s %s: %s' % (mq.pod_ref(pod), state, decision['reason']))
         if decision['managed']:
             decisions.append((pod, decision))
 
