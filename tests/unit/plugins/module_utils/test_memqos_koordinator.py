@@ -13,6 +13,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours import koordinator as kq
 from ansible_collections.numaops.colocation.tests.standins.podgen import container, make_pod
@@ -443,3 +444,39 @@ def test_hostile_pods_are_left_alone_with_the_reason():
         assert decision['managed'] is False and decision['invalid'] is True
         for word in words:
             assert word in decision['reason'], decision['reason']
+
+
+# ---------------------------------------------------------------- where koordlet writes: both cgroup drivers
+PATHS = ('pkg/koordlet/util/system/cgroup_driver.go, cgroupPathFormatterInSystemd / cgroupPathFormatterInCgroupfs; '
+         'pkg/koordlet/util/cgroup_parent_utils.go, GetPodCgroupParentDir / GetPodQoSRelativePath')
+UID = '7712555c-ce62-454a-9e18-9ff0217b8941'
+CID = 'a' * 64
+PATH_VECTORS = [
+    # (id, source, driver, QoS class, container ID, the QoS cgroup, the pod cgroup, the container cgroup)
+    ('systemd Guaranteed: the kubepods cgroup is its QoS level', PATHS, 'systemd', 'Guaranteed', 'containerd://' + CID,
+     'kubepods.slice', 'kubepods.slice/kubepods-pod7712555c_ce62_454a_9e18_9ff0217b8941.slice',
+     'cri-containerd-%s.scope' % CID),
+    ('systemd Burstable', PATHS, 'systemd', 'Burstable', 'docker://' + CID, 'kubepods.slice/kubepods-burstable.slice',
+     'kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7712555c_ce62_454a_9e18_9ff0217b8941.slice',
+     'docker-%s.scope' % CID),
+    ('systemd BestEffort', PATHS, 'systemd', 'BestEffort', 'cri-o://' + CID, 'kubepods.slice/kubepods-besteffort.slice',
+     'kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod7712555c_ce62_454a_9e18_9ff0217b8941.slice',
+     'crio-%s.scope' % CID),
+    ('cgroupfs Guaranteed', PATHS, 'cgroupfs', 'Guaranteed', 'containerd://' + CID, 'kubepods',
+     'kubepods/pod' + UID, CID),
+    ('cgroupfs Burstable', PATHS, 'cgroupfs', 'Burstable', 'docker://' + CID, 'kubepods/burstable',
+     'kubepods/burstable/pod' + UID, CID),
+    ('cgroupfs BestEffort', PATHS, 'cgroupfs', 'BestEffort', 'containerd://' + CID, 'kubepods/besteffort',
+     'kubepods/besteffort/pod' + UID, CID),
+]
+
+
+@pytest.mark.parametrize('source,driver,qos,cid,qos_dir,pod_dir,container_dir', [v[1:] for v in PATH_VECTORS],
+                         ids=[v[0] for v in PATH_VECTORS])
+def test_koordlet_writes_the_cgroups_the_engine_names(source, driver, qos, cid, qos_dir, pod_dir, container_dir):
+    """The paths koordlet formats are the ones the engine writes (the kubelet's). One difference: koordlet names a
+    CRI-O container under cgroupfs by its bare ID, CRI-O's cgroupfs manager (and the engine) crio-<id>."""
+    expected_qos = cg.kubepods_path(driver) if qos == 'Guaranteed' else cg.qos_path(driver, qos)
+    assert (expected_qos, cg.pod_path(driver, qos, UID)) == (qos_dir, pod_dir), source
+    runtime, ident = cg.parse_container_id(cid)
+    assert cg.container_dir_name(driver, runtime, ident) == container_dir
