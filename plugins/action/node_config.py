@@ -15,7 +15,7 @@ import posixpath
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.numaops.colocation.plugins.module_utils import containerd, kubelet
+from ansible_collections.numaops.colocation.plugins.module_utils import containerd, kubelet, node_prep_concerns
 # Imported here although only the concerns' own action plugins use them: ansible-playbook resolves the action
 # plugin of every task in its main process before it forks the task's workers (the strategy loads the class), so
 # ruamel.yaml and tomlkit are imported once per run there, instead of once in every worker of every plan and
@@ -26,12 +26,8 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files impo
     CommittedBatch, NodeFilesAction, StaleRead, failure_text, keep, load_read,
 )
 
-# (option of this task, module that does it), in the order a real run applies them
-CONCERNS = (
-    ('kubelet', 'numaops.colocation.kubelet_config'),
-    ('containerd', 'numaops.colocation.containerd_nri'),
-    ('kernel', 'numaops.colocation.kernel_cmdline'),
-)
+# (option of this task, module that does it), in the order a real run applies them: node_prep's concerns
+CONCERNS = tuple((concern.name, concern.module) for concern in node_prep_concerns.REGISTRY)
 # what the result of a concern that was not asked for looks like
 NOT_ASKED = {'changed': False, 'skipped': True}
 

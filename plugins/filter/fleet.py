@@ -13,7 +13,7 @@ import tempfile
 
 import yaml
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa, preflight, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, numa, preflight, reservation_merge
 from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision, node_prep_inputs
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -199,6 +199,19 @@ def node_prep_decision_filter(result, node, settings, checking, host, stamp, non
     return node_prep_decision.decide(result, node, settings, preflight.truthy(checking), host, stamp, nonce)
 
 
+def node_prep_read_files(settings):
+    """The files node_prep's pre-flight reads for the plans of the enabled concerns (module_utils/
+    node_prep_concerns.py read_paths), from the role options the concerns read (node_prep_concerns.settings_of)."""
+    return node_prep_concerns.read_paths(settings)
+
+
+def node_prep_done(result, decision):
+    """The apply's lines of what it changed (module_utils/node_prep_concerns.py done_lines), from node_config's
+    result of the apply and the node's decision (which concerns change, the settings their lines name)."""
+    changing = dict((name, preflight.truthy(decision.get(name + '_changing'))) for name in node_prep_concerns.names())
+    return node_prep_concerns.done_lines(result, changing, decision.get('settings') or {})
+
+
 def _report_variables(host_vars):
     return dict((name, host_vars[name]) for name in fleet.REPORT_VARIABLES if name in host_vars)
 
@@ -280,6 +293,8 @@ class FilterModule(object):
             'batch_position': batch_position,
             'fleet_plan': fleet_plan,
             'node_prep_decision': node_prep_decision_filter,
+            'node_prep_read_files': node_prep_read_files,
+            'node_prep_done': node_prep_done,
             'node_prep_report': node_prep_report,
             'node_prep_summary': node_prep_summary,
             'node_prep_summaries': node_prep_summaries,

@@ -14,6 +14,7 @@ import difflib
 import json
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils.node_prep_concerns import REGISTRY
 from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy
 
 # Variable prefixes of the collection: a host or extra variable with one of them that no role or playbook reads
@@ -152,20 +153,11 @@ def batch_position(all_hosts, batch_hosts, serial):
     return number, total
 
 
-def _show(value):
-    if value in (None, '', {}, []):
-        return 'unset'
-    if isinstance(value, dict):
-        return '{%s}' % ', '.join('%s: %s' % (k, _show(value[k])) for k in sorted(value))
-    if isinstance(value, list):
-        return '[%s]' % ', '.join(_show(v) for v in value)
-    return str(value)
-
-
-def fleet_plan(plans):
-    """Lines of the fleet plan from {host: plan} where a plan has ``work`` (bool), ``reboot`` (bool),
-    ``kubelet_changes`` ({key: [old, new]}), ``containerd`` (bool), ``kernel`` (bool), ``removed`` (list of
-    reservation entries dropped) and ``failed`` (a message when the pre-flight failed)."""
+def fleet_plan(plans, concerns=REGISTRY):
+    """Lines of the fleet plan from {host: plan} where a plan has ``work`` (bool), ``reboot`` (bool), ``removed``
+    (list of reservation entries dropped), ``failed`` (a message when the pre-flight failed) and each concern's
+    entry under its ``plan_key`` (``kubelet_changes``: {key: [old, new]}, ``containerd``, ``kernel``: bool); the
+    groups are the concerns' ``plan_labels``."""
     hosts = sorted(plans)
     failed = [h for h in hosts if plans[h].get('failed')]
     work = [h for h in hosts if not plans[h].get('failed') and plans[h].get('work')]
@@ -174,19 +166,9 @@ def fleet_plan(plans):
              % (len(hosts), len(work), len(same), len(failed))]
     groups = {}
     for host in work:
-        changes = plans[host].get('kubelet_changes') or {}
-        for key in sorted(changes):
-            old, new = changes[key]
-            label = 'kubelet %s %s->%s' % (key, _show(old), _show(new))
-            groups.setdefault(label, []).append(host)
-        if plans[host].get('containerd'):
-            groups.setdefault('containerd NRI', []).append(host)
-        if plans[host].get('kernel'):
-            groups.setdefault('kernel command line', []).append(host)
-        if plans[host].get('reboot'):
-            groups.setdefault('need a reboot', []).append(host)
-        for entry in plans[host].get('removed') or []:
-            groups.setdefault('REMOVES %s' % entry, []).append(host)
+        for concern in concerns:
+            for label in concern.plan_labels(plans[host]):
+                groups.setdefault(label, []).append(host)
     for label in sorted(groups):
         members = groups[label]
         lines.append('%d node(s) %s: %s' % (len(members), label, _hosts(members)))
@@ -200,21 +182,23 @@ def _hosts(hosts, limit=10):
     return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
 
 
-# The variables node_report reads: the facts the role's plan set (roles/node_prep/tasks/plan.yml, the decision),
-# the apply's results, and node_prep__report_settings (the role options the report names, kept by the plan as a fact
-# because the hostvars of another host carry no role defaults).
-REPORT_VARIABLES = (
-    'node_prep__check_mode', 'node_prep__work_needed', 'node_prep__kubelet_config', 'node_prep__kernel_args',
-    'node_prep__mem_sampling_wanted', 'node_prep__cgroup_v2_memory', 'node_prep__cgroup_v2_after_reboot',
-    'node_prep__plan_kubelet', 'node_prep__plan_containerd', 'node_prep__plan_kernel',
-    'node_prep__apply_kubelet', 'node_prep__apply_containerd', 'node_prep__apply_kernel',
-    'node_prep__rebooted', 'node_prep__reboot', 'node_prep__drain_wanted', 'node_prep__skipped_restarts',
-    'node_prep__run_id', 'node_prep__notes', 'node_prep__done', 'node_prep__locked', 'node_prep__lock_taken',
-    'node_prep__lock', 'node_prep__report_settings',
-)
+def report_variables(concerns=REGISTRY):
+    """The variables node_report reads: the facts the role's plan set (roles/node_prep/tasks/plan.yml, the
+    decision; ``node_prep__plan_<concern>`` of each concern), the apply's results (``node_prep__apply_<concern>``),
+    and node_prep__report_settings (the role options the report names, kept by the plan as a fact because the
+    hostvars of another host carry no role defaults)."""
+    return (('node_prep__check_mode', 'node_prep__work_needed', 'node_prep__kubelet_config', 'node_prep__kernel_args',
+             'node_prep__mem_sampling_wanted', 'node_prep__cgroup_v2_memory', 'node_prep__cgroup_v2_after_reboot')
+            + tuple('node_prep__plan_' + c.name for c in concerns) + tuple('node_prep__apply_' + c.name for c in concerns)
+            + ('node_prep__rebooted', 'node_prep__reboot', 'node_prep__drain_wanted', 'node_prep__skipped_restarts',
+               'node_prep__run_id', 'node_prep__notes', 'node_prep__done', 'node_prep__locked', 'node_prep__lock_taken',
+               'node_prep__lock', 'node_prep__report_settings'))
 
 
-def node_report(variables):
+REPORT_VARIABLES = report_variables()
+
+
+def node_report(variables, concerns=REGISTRY):
     """``node_prep_report`` of one host from its variables (a mapping of REPORT_VARIABLES; missing ones count as
     not set): what the run did or, in check mode, would do. The apply's results when there are any, else the
     plan's. The node lock as this run took it (a node with something to change), else as the pre-flight found it."""
@@ -225,13 +209,6 @@ def node_report(variables):
     settings = get('node_prep__report_settings', {})
     check_mode = truthy(get('node_prep__check_mode'))
     work = truthy(get('node_prep__work_needed'))
-    concerns = {}
-    for name in ('kubelet', 'containerd', 'kernel'):
-        plan = get('node_prep__plan_' + name, {})
-        applied = get('node_prep__apply_' + name, {})
-        concerns[name] = {'now': applied or plan,
-                          'changed': truthy(plan.get('changed')) and (check_mode or len(applied) > 0)}
-    kubelet, containerd, kernel = concerns['kubelet'], concerns['containerd'], concerns['kernel']
     taken = get('node_prep__lock_taken', {})
     lock = taken if truthy(get('node_prep__locked')) and 'outcome' in taken else get('node_prep__lock', {})
     if 'outcome' not in lock:
@@ -242,23 +219,14 @@ def node_report(variables):
         outcome = lock['outcome']
     held = truthy(lock.get('locked_by_other'))
     run_id = get('node_prep__run_id', '')
-    return {
-        'check_mode': check_mode,
-        'drift': work,
-        'kubelet': {'config_path': get('node_prep__kubelet_config', ''),
-                    'changed': kubelet['changed'],
-                    'changed_fields': list(kubelet['now'].get('changed_fields') or []),
-                    'state_files_removed': list(kubelet['now'].get('state_files_removed') or []),
-                    'reservations_removed': list(kubelet['now'].get('reservations_removed') or [])},
-        'containerd': {'config_path': settings.get('containerd_config_path', ''),
-                       'changed': containerd['changed'],
-                       'nri': containerd['now'].get('nri') or {}},
-        'kernel': {'args': list(get('node_prep__kernel_args', [])),
-                   'mem_sampling': truthy(get('node_prep__mem_sampling_wanted')),
-                   'changed': kernel['changed'],
-                   'reboot_required': (truthy(kernel['now'].get('reboot_required'))
-                                       and not truthy(get('node_prep__rebooted'))),
-                   'rebooted': truthy(get('node_prep__rebooted'))},
+    report = {'check_mode': check_mode, 'drift': work}
+    for concern in concerns:
+        # each concern's section: the apply's result when there is one, else the plan's
+        plan = get('node_prep__plan_' + concern.name, {})
+        applied = get('node_prep__apply_' + concern.name, {})
+        changed = truthy(plan.get('changed')) and (check_mode or len(applied) > 0)
+        report[concern.name] = concern.report(applied or plan, changed, get, settings)
+    report.update({
         # cgroup_v2_memory null: not checked (node_prep_memory_qos_enabled=false)
         'memory_qos': {'cgroup_v2_memory': variables.get('node_prep__cgroup_v2_memory'),
                        'after_reboot': truthy(get('node_prep__cgroup_v2_after_reboot'))},
@@ -274,36 +242,24 @@ def node_report(variables):
                  'holder': (lock.get('holder') or {}) if held or outcome == 'stale' else {},
                  # the message naming the holder, when another run holds it (check mode)
                  'msg': lock.get('msg') or ''},
-    }
+    })
+    return report
 
 
-def node_summary(host, report, variables):
+def node_summary(host, report, variables, concerns=REGISTRY):
     """The lines of one host's summary (the role's "Report | Summary") from its node_prep_report and variables
-    (node_prep__report_settings, node_prep__reboot, node_prep__done)."""
+    (node_prep__report_settings, node_prep__reboot, node_prep__done): its state, one line per concern, the
+    restarts, the notes and the lock."""
     settings = variables.get('node_prep__report_settings') or {}
-    kubelet, kernel, lock = report['kubelet'], report['kernel'], report['lock']
+    lock = report['lock']
+
+    def get(name, default=None):
+        value = variables.get(name)
+        return default if value is None else value
     if report['check_mode'] and report['drift']:
         state = 'WOULD CHANGE (check mode)'
     else:
         state = 'changed' if report['drift'] else 'no change'
-    removed = kubelet['reservations_removed']
-    kubelet_line = 'kubelet %s: %s' % (kubelet['config_path'], ('changed ' + ', '.join(kubelet['changed_fields']))
-                                       if kubelet['changed'] else 'ok')
-    if removed:
-        kubelet_line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (
-            ', '.join(removed), settings.get('reservations', ''))
-    if kernel['args']:
-        kernel_line = 'kernel args: ' + ('changed' if kernel['changed'] else 'ok')
-    else:
-        kernel_line = 'kernel args: none wanted'
-    if kernel['reboot_required']:
-        if truthy(variables.get('node_prep__reboot')):
-            why = 'a real run reboots the node: node_prep_reboot_allowed=true'
-        elif not truthy(settings.get('reboot_allowed')):
-            why = 'node_prep_reboot_allowed=false'
-        else:
-            why = 'node_prep_manage_services=false'
-        kernel_line += ', REBOOT REQUIRED (%s)' % why
     if report['restarts_skipped']:
         restarts = ('restarts SKIPPED (node_prep_manage_services=false): %s - restart them for the changes to take '
                     'effect' % ', '.join(report['restarts_skipped']))
@@ -313,19 +269,18 @@ def node_summary(host, report, variables):
         lock_line = 'lock: HELD BY ANOTHER RUN: ' + (lock['msg'] or json.dumps(lock['holder']))
     else:
         lock_line = 'lock: ' + lock['outcome']
-    return ['%s: %s' % (host, state), kubelet_line,
-            'containerd %s: %s' % (report['containerd']['config_path'],
-                                   'NRI changed' if report['containerd']['changed'] else 'ok'),
-            kernel_line, restarts, 'notes: ' + (' '.join(report['notes']) or 'none'), lock_line]
+    return (['%s: %s' % (host, state)] + [concern.summary_line(report, settings, get) for concern in concerns]
+            + [restarts, 'notes: ' + (' '.join(report['notes']) or 'none'), lock_line])
 
 
-def fleet_summary(reports, targeted, check_mode=False):
+def fleet_summary(reports, targeted, check_mode=False, concerns=REGISTRY):
     """The fleet summary after node_prep: {'lines': [...], 'data': {...}} from {host: node_prep_report} of the
     hosts that got to the end and ``targeted`` (every host of the run)."""
     changed = sorted(h for h, r in reports.items() if r.get('drift'))
     unchanged = sorted(h for h, r in reports.items() if not r.get('drift'))
     missing = sorted(h for h in targeted if h not in reports)
-    reboot = sorted(h for h, r in reports.items() if (r.get('kernel') or {}).get('reboot_required'))
+    reboot = sorted(h for h, r in reports.items()
+                    if any((r.get(c.name) or {}).get('reboot_required') for c in concerns if c.reboots))
     removed = dict((h, r.get('kubelet', {}).get('reservations_removed') or []) for h, r in reports.items()
                    if (r.get('kubelet') or {}).get('reservations_removed'))
     verb = 'would change' if check_mode else 'changed'
@@ -334,14 +289,7 @@ def fleet_summary(reports, targeted, check_mode=False):
                 len(missing))]
     for host in changed:
         report = reports[host]
-        parts = []
-        fields = (report.get('kubelet') or {}).get('changed_fields') or []
-        if fields:
-            parts.append('kubelet ' + ', '.join(fields))
-        if (report.get('containerd') or {}).get('changed'):
-            parts.append('containerd NRI')
-        if (report.get('kernel') or {}).get('changed'):
-            parts.append('kernel command line')
+        parts = [part for concern in concerns for part in concern.fleet_parts(report)]
         if removed.get(host):
             parts.append('REMOVED ' + ', '.join(removed[host]))
         lines.append('%s: %s %s' % (host, verb, '; '.join(parts) or 'reboot'))
@@ -362,7 +310,7 @@ def markdown_summary(summary, title='node_prep'):
     return '\n'.join(lines) + '\n'
 
 
-def audit_summary(node_reports, qos_summary, targeted):
+def audit_summary(node_reports, qos_summary, targeted, concerns=REGISTRY):
     """One fleet summary of an audit: {'lines', 'data', 'failing'} from {host: {'node_prep': report or None,
     'node_prep_error': msg or None, 'memory_qos_error': msg or None}}, the memory_qos role's summary (its
     ``drift`` per host, ``not_reported``) and the targeted hosts."""
@@ -377,13 +325,7 @@ def audit_summary(node_reports, qos_summary, targeted):
         if entry.get('node_prep_error') or not report:
             not_audited.append('node_prep: %s' % (entry.get('node_prep_error') or 'no report (failed or unreachable)'))
         else:
-            fields = (report.get('kubelet') or {}).get('changed_fields') or []
-            if fields:
-                areas.append('kubelet ' + ', '.join(fields))
-            if (report.get('containerd') or {}).get('changed'):
-                areas.append('containerd NRI')
-            if (report.get('kernel') or {}).get('changed') or (report.get('kernel') or {}).get('reboot_required'):
-                areas.append('kernel command line')
+            areas.extend(part for concern in concerns for part in concern.drift_parts(report))
         if entry.get('memory_qos_error') or host in qos_missing:
             not_audited.append('memory_qos: %s' % (entry.get('memory_qos_error') or 'not reported'))
         elif qos_drift.get(host):

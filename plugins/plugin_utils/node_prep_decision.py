@@ -6,8 +6,9 @@
 what the plan found (node_config's result in check mode), whether this node has work, whether this run applies it,
 drains, reboots, takes the lock, and the notes, errors and plan lines of the node.
 
-The role's plan (roles/node_prep/tasks/plan.yml) keeps each value as a fact of the same name with the prefix
-``node_prep__`` (``plan`` as ``node_prep_plan``). In Python rather than in the task's templates: ansible-core
+The concerns (kubelet, containerd NRI, kernel command line) are those of module_utils/node_prep_concerns.py: the
+decision iterates over its registry. The role's plan (roles/node_prep/tasks/plan.yml) keeps each value as a fact of
+the same name with the prefix ``node_prep__`` (``plan`` as ``node_prep_plan``). In Python rather than in the task's templates: ansible-core
 2.19 renders a task variable again at every reference, so a decision built on others in Jinja renders them all
 again each time.
 
@@ -16,49 +17,58 @@ Pure functions, standard library only (Python 3.8+).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, numa, reservation_merge
 from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy, unique
 
-# The role options the decision reads (the role passes them without the node_prep_ prefix).
-SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'kubelet_service', 'containerd_service',
-            'drain', 'k8s_enabled', 'lock_enabled', 'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir',
-            'proc_meminfo_path', 'containerd_config_path', 'backup_dir')
+# The role options the decision reads (the role passes them without the node_prep_ prefix); the concerns'
+# own (node_prep_concerns.settings_of) come on top.
+OWN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'drain', 'k8s_enabled', 'lock_enabled',
+                'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir', 'proc_meminfo_path',
+                'containerd_config_path', 'backup_dir')
 
 
-def decide(result, node, settings, checking, host, stamp, nonce):
+def settings_names(concerns=node_prep_concerns.REGISTRY):
+    """Every setting the decision takes with ``concerns``."""
+    return OWN_SETTINGS + tuple(name for name in node_prep_concerns.settings_of(concerns) if name not in OWN_SETTINGS)
+
+
+SETTINGS = settings_names()
+
+
+def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_prep_concerns.REGISTRY):
     """The decision of one node.
 
-    ``result``: node_config's result of the plan ({changed, read_token, kubelet, containerd, kernel}, a concern
-    not asked as {changed: false, skipped: true}); ``node``: node_preflight's result (online_cpus, meminfo, lock,
-    checks); ``settings``: SETTINGS; ``checking``: a check-mode run; ``host``: the inventory name; ``stamp``:
-    this run's time (UTC, %Y%m%dT%H%M%SZ), the backup directory's name; ``nonce``: a random number for the lock's
-    run id. Unknown or missing settings raise KeyError / ValueError (a bug of the role, not of the node)."""
-    unknown = sorted(set(settings) - set(SETTINGS))
-    missing = sorted(set(SETTINGS) - set(settings))
+    ``result``: node_config's result of the plan ({changed, read_token, <concern>...}, a concern not asked as
+    {changed: false, skipped: true}); ``node``: node_preflight's result (online_cpus, meminfo, lock, checks);
+    ``settings``: settings_names(concerns); ``checking``: a check-mode run; ``host``: the inventory name; ``stamp``: this run's
+    time (UTC, %Y%m%dT%H%M%SZ), the backup directory's name; ``nonce``: a random number for the lock's run id;
+    ``concerns``: the concern registry (module_utils/node_prep_concerns.py). Unknown or missing settings raise
+    KeyError / ValueError (a bug of the role, not of the node)."""
+    names = settings_names(concerns)
+    unknown = sorted(set(settings) - set(names))
+    missing = sorted(set(names) - set(settings))
     if unknown or missing:
         raise ValueError('node_prep decision: settings %s unknown, %s missing' % (unknown, missing))
     result = result or {}
-    kubelet = result.get('kubelet') or {}
-    containerd = result.get('containerd') or {}
-    kernel = result.get('kernel') or {}
+    plans = dict((c.name, result.get(c.name) or {}) for c in concerns)
+    changing = dict((c.name, truthy(plans[c.name].get('changed'))) for c in concerns)
+    kubelet = plans.get('kubelet') or {}
     checks = node.get('checks') or {}
-    kubelet_changing = truthy(kubelet.get('changed'))
-    containerd_changing = truthy(containerd.get('changed'))
-    kernel_changing = truthy(kernel.get('changed'))
 
-    # the apply will reboot: only the kernel concern can ask for it
-    will_reboot = (truthy(settings['reboot_allowed']) and truthy(settings['manage_services'])
-                   and truthy(kernel.get('reboot_required')))
-    # something to do on this node: any of the three concerns would change (node_config's own changed is not read:
-    # the plan task reports ok in a real run, changed_when)
-    work = kubelet_changing or containerd_changing or kernel_changing or will_reboot
+    # the apply will reboot: a concern that reboots (the kernel command line) asks for it
+    reboot_required = any(c.reboots and truthy(plans[c.name].get('reboot_required')) for c in concerns)
+    will_reboot = truthy(settings['reboot_allowed']) and truthy(settings['manage_services']) and reboot_required
+    # something to do on this node: any concern would change (node_config's own changed is not read: the plan task
+    # reports ok in a real run, changed_when)
+    work = any(changing.values()) or will_reboot
     # the apply will run: a real run with work to do
     applying = work and not checking
     manage = truthy(settings['manage_services'])
     lock_enabled = truthy(settings['lock_enabled'])
     drain_asked = truthy(settings['drain'])
     k8s = truthy(settings['k8s_enabled'])
-    kubelet_or_reboot = kubelet_changing or will_reboot
+    # a change that takes the node's workloads down: a concern that drains, or the reboot
+    disruptive = any(c.drains and changing[c.name] for c in concerns) or will_reboot
 
     if truthy(settings['kubelet_enabled']):
         online = (node.get('online_cpus') or {}).get('ids') or []
@@ -77,20 +87,19 @@ def decide(result, node, settings, checking, host, stamp, nonce):
     if removed:
         notes.append('reservations removed: %s (node_prep_reservations=%s)' % (
             ', '.join(removed), settings['reservations']))
-    if not drain_asked and k8s and applying and kubelet_or_reboot:
+    if not drain_asked and k8s and applying and disruptive:
         notes.append('%s is NOT drained before the kubelet change: node_prep_drain is false.' % settings['node_name'])
 
     skipped_restarts = []
     if not manage and applying:
-        skipped_restarts = unique(([settings['kubelet_service']] if kubelet_changing else [])
-                                  + ([settings['containerd_service']] if containerd_changing else []))
-    previous = kubelet.get('previous') or {}
-    config = kubelet.get('config') or {}
-    return {
+        skipped_restarts = unique([settings[c.service_setting] for c in concerns
+                                   if c.service_setting and changing[c.name]])
+    file_settings = dict(settings, kubelet_config=checks.get('kubelet_config'), kernel_args=checks.get('kernel_args'))
+    decision = {
         'check_mode': bool(checking),
         'run_id': stamp if applying else '',
         'skipped_restarts': skipped_restarts,
-        'drain_wanted': drain_asked and k8s and applying and kubelet_or_reboot,
+        'drain_wanted': drain_asked and k8s and applying and disruptive,
         'read_token': result.get('read_token') or '',
         # the node lock as the pre-flight found it (it only reads it; empty when node_prep_lock_enabled=false)
         'lock': node.get('lock') or {},
@@ -106,12 +115,6 @@ def decide(result, node, settings, checking, host, stamp, nonce):
         'cgroup_v2_args': checks.get('cgroup_v2_args'),
         'cgroup_v2_after_reboot': checks.get('cgroup_v2_after_reboot'),
         'kubelet_config': checks.get('kubelet_config'),
-        'plan_kubelet': result['kubelet'] if 'kubelet' in result else {'changed': False},
-        'plan_containerd': result['containerd'] if 'containerd' in result else {'changed': False},
-        'plan_kernel': result['kernel'] if 'kernel' in result else {'changed': False},
-        'kubelet_changing': kubelet_changing,
-        'containerd_changing': containerd_changing,
-        'kernel_changing': kernel_changing,
         'reboot': will_reboot,
         'work_needed': work,
         # playbooks/node_prep.yml: the nodes that go through its batches (a real run with work to do)
@@ -124,12 +127,17 @@ def decide(result, node, settings, checking, host, stamp, nonce):
         'report_settings': {'containerd_config_path': settings['containerd_config_path'],
                             'backup_dir': settings['backup_dir'], 'reservations': settings['reservations'],
                             'reboot_allowed': truthy(settings['reboot_allowed'])},
-        # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
-        'plan': {'work': work,
-                 'kubelet_changes': dict((key, [previous.get(key), config.get(key)])
-                                         for key in (kubelet.get('changed_fields') or [])),
-                 'containerd': containerd_changing,
-                 'kernel': kernel_changing,
-                 'reboot': truthy(kernel.get('reboot_required')),
-                 'removed': removed},
+        # every file the changing concerns edit: the apply's snapshot, what a rollback puts back
+        'snapshot_paths': node_prep_concerns.snapshot_paths(changing, plans, file_settings, concerns),
+        # the settings the concerns' done lines read (node_prep_concerns.done_lines, after the apply)
+        'settings': file_settings,
     }
+    plan = {'work': work, 'reboot': reboot_required, 'removed': removed}
+    for concern in concerns:
+        # plan_<name> and <name>_changing: the plan of each concern and whether it changes the node
+        decision['plan_' + concern.name] = result[concern.name] if concern.name in result else {'changed': False}
+        decision[concern.name + '_changing'] = changing[concern.name]
+        plan[concern.plan_key] = concern.plan_entry(plans[concern.name])
+    # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
+    decision['plan'] = plan
+    return decision

@@ -15,7 +15,9 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'lock_path': '/var/lib/numaops-colocation/node.lock', 'reservations': 'merge', 'node_name': 'node-1',
             'sysfs_cpu_dir': '/sys/devices/system/cpu', 'proc_meminfo_path': '/proc/meminfo',
             'containerd_config_path': '/etc/containerd/config.toml',
-            'backup_dir': '/var/backups/numaops-colocation'}
+            'backup_dir': '/var/backups/numaops-colocation', 'kubelet_state_dir': '/var/lib/kubelet',
+            'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
+            'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True}
 CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
           'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
           'errors': []}
@@ -115,3 +117,36 @@ def test_settings_are_checked():
                                              (False, False), ('false', False), (None, False), ('', False), (0, False)])
 def test_flag(value, expected):
     assert nd.truthy(value) is expected
+
+
+def test_the_snapshot_holds_every_file_of_each_changing_concern():
+    assert decide()['snapshot_paths'] == []
+    assert decide(changing())['snapshot_paths'] == [
+        '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state']
+    result = changing()
+    result['containerd'] = {'changed': True}
+    result['kernel'] = {'changed': True, 'reboot_required': True, 'grub_cfg_paths': ['/boot/grub/grub.cfg']}
+    d = decide(result, nri_mode='dropin')
+    assert d['snapshot_paths'] == [
+        '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state',
+        '/etc/containerd/config.toml', '/etc/containerd/conf.d/99-nri.toml', '/etc/default/grub',
+        '/boot/grub/grub.cfg']
+    assert d['containerd_changing'] and d['kernel_changing'] and d['plan']['containerd'] and d['plan']['kernel']
+
+
+def test_the_done_lines_name_what_the_apply_changed():
+    from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns as nc
+    node = copy.deepcopy(NODE)
+    node['checks']['kernel_args'] = ['numa_icon=enable']
+    d = decide(changing(), node=node)
+    applied = {'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy'],
+                           'state_files_removed': ['/var/lib/kubelet/cpu_manager_state']},
+               'containerd': {'changed': True}, 'kernel': {'changed': True}}
+    every = dict((name, True) for name in nc.names())
+    assert nc.done_lines(applied, every, d['settings']) == [
+        'kubelet config /var/lib/kubelet/config.yaml changed (cpuManagerPolicy), removed '
+        '/var/lib/kubelet/cpu_manager_state',
+        'containerd config /etc/containerd/config.toml changed (NRI)',
+        'boot configuration changed (numa_icon=enable)']
+    assert nc.done_lines(applied, {'containerd': True}, d['settings']) == [
+        'containerd config /etc/containerd/config.toml changed (NRI)']

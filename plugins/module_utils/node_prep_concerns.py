@@ -1,0 +1,320 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The concerns of node_prep: each file-level change the role makes to a node, declared once.
+
+A concern is one option of the node_config task (``kubelet``, ``containerd``, ``kernel``), the module that does
+it, the role variable that enables it, the files it edits (what the apply backs up and a rollback puts back), the
+service it stops before the write and starts, restarts or reboots for after it, whether the node is drained first,
+and the lines that name it: the "done" line of the apply, the fleet plan's groups, the report's section, the
+summary line of the node, the fleet summary's and the audit's drift parts.
+
+The decision (plugin_utils/node_prep_decision.py), the fleet plan, the report and the summaries (plugin_utils/
+fleet.py) and node_config's action iterate over REGISTRY; each takes ``concerns`` (REGISTRY unless given), which is
+how a test checks a new concern end to end (docs/developer/concerns.md).
+
+Pure functions, standard library only (Python 3.8+).
+"""
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+
+def _truthy(value):
+    # the same rule as module_utils/preflight.truthy (not imported: node_config's module imports this file too)
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ('true', 'yes', 'on', '1')
+
+
+def _show(value):
+    if value in (None, '', {}, []):
+        return 'unset'
+    if isinstance(value, dict):
+        return '{%s}' % ', '.join('%s: %s' % (k, _show(value[k])) for k in sorted(value))
+    if isinstance(value, list):
+        return '[%s]' % ', '.join(_show(v) for v in value)
+    return str(value)
+
+
+def _unique(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+class Concern(object):
+    """One concern of node_prep. Every callable is a pure function of plain data.
+
+    - ``name``: the node_config option and result key (``kubelet``); the decision's ``<name>_changing`` and
+      ``plan_<name>``, the report's section.
+    - ``title``: what the fleet plan and the summaries call it (``containerd NRI``).
+    - ``module``: the module that does it; ``enabled_by``: the role variable that enables it.
+    - ``service_setting``: the decision setting naming its service (``kubelet_service``), or None;
+      ``before``: what happens to that service before the write (``stop`` or None); ``after``: after the write
+      (``start``, ``restart`` or ``reboot``); ``verify``: how the apply checks it took effect (documentation).
+    - ``drains``: a change of it drains the node first (a reboot always does).
+    - ``reboots``: its plan's ``reboot_required`` is a reboot of the node.
+    - ``settings``: the role options (without the node_prep_ prefix) its functions read; the role passes them to
+      the decision (roles/node_prep/tasks/plan.yml), which refuses a setting no concern declares.
+    - ``enabled(settings)``: the role asks for it.
+    - ``reads(settings)``: the files the pre-flight reads for its plan, besides the kubelet configuration file the
+      pre-flight finds itself (the plan reads them from the pre-flight's read: no call to the node of its own).
+    - ``files(settings, plan)``: the files it edits (snapshot, backup, rollback); ``plan`` is its plan result.
+    - ``done(settings, result)``: the apply's line once it changed the node (``result``: its apply result).
+    - ``plan_entry(result)``: what the fleet plan keeps of its plan result, under ``plan_key``;
+      ``plan_labels(plan)``: the fleet plan's groups of a host from that host's plan.
+    - ``report(now, changed, get, settings)``: its section of node_prep_report (``now``: the apply's result, else
+      the plan's; ``get(name, default)``: the role's facts).
+    - ``summary_line(report, settings, get)``: the node's summary line.
+    - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
+    """
+
+    def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
+                 plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
+                 before=None, after=None, verify='', drains=False, reboots=False):
+        self.name = name
+        self.settings = tuple(settings) + ((service_setting,) if service_setting else ())
+        self.title = title
+        self.module = module
+        self.enabled_by = enabled_by
+        self.enabled = enabled
+        self.reads = reads
+        self.files = files
+        self.done = done
+        self.plan_key = plan_key
+        self.plan_entry = plan_entry
+        self.plan_labels = plan_labels
+        self.report = report
+        self.summary_line = summary_line
+        self.fleet_parts = fleet_parts
+        self.drift_parts = drift_parts
+        self.service_setting = service_setting
+        self.before = before
+        self.after = after
+        self.verify = verify
+        self.drains = drains
+        self.reboots = reboots
+
+    def __repr__(self):
+        return 'Concern(%r)' % self.name
+
+
+# ------------------------------------------------------------------ kubelet: kubelet_config
+def _kubelet_enabled(settings):
+    return _truthy(settings['kubelet_enabled'])
+
+
+def _kubelet_reads(settings):
+    state_dir = settings['kubelet_state_dir']
+    return [state_dir + '/cpu_manager_state', state_dir + '/memory_manager_state']
+
+
+def _kubelet_files(settings, plan):
+    return [settings['kubelet_config']] + _kubelet_reads(settings)
+
+
+def _kubelet_done(settings, result):
+    removed = result.get('state_files_removed') or []
+    return 'kubelet config %s changed (%s)%s' % (
+        settings['kubelet_config'], ', '.join(result.get('changed_fields') or []),
+        (', removed ' + ', '.join(removed)) if removed else '')
+
+
+def _kubelet_plan_entry(result):
+    previous = result.get('previous') or {}
+    config = result.get('config') or {}
+    return dict((key, [previous.get(key), config.get(key)]) for key in (result.get('changed_fields') or []))
+
+
+def _kubelet_plan_labels(plan):
+    changes = plan.get('kubelet_changes') or {}
+    labels = ['kubelet %s %s->%s' % (key, _show(changes[key][0]), _show(changes[key][1])) for key in sorted(changes)]
+    return labels + ['REMOVES %s' % entry for entry in plan.get('removed') or []]
+
+
+def _kubelet_report(now, changed, get, settings):
+    return {'config_path': get('node_prep__kubelet_config', ''),
+            'changed': changed,
+            'changed_fields': list(now.get('changed_fields') or []),
+            'state_files_removed': list(now.get('state_files_removed') or []),
+            'reservations_removed': list(now.get('reservations_removed') or [])}
+
+
+def _kubelet_summary_line(report, settings, get):
+    kubelet = report['kubelet']
+    line = 'kubelet %s: %s' % (kubelet['config_path'], ('changed ' + ', '.join(kubelet['changed_fields']))
+                               if kubelet['changed'] else 'ok')
+    if kubelet['reservations_removed']:
+        line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (
+            ', '.join(kubelet['reservations_removed']), settings.get('reservations', ''))
+    return line
+
+
+def _kubelet_parts(report):
+    fields = (report.get('kubelet') or {}).get('changed_fields') or []
+    return ['kubelet ' + ', '.join(fields)] if fields else []
+
+
+KUBELET = Concern(
+    name='kubelet', title='kubelet configuration', module='numaops.colocation.kubelet_config',
+    enabled_by='node_prep_kubelet_enabled', enabled=_kubelet_enabled, reads=_kubelet_reads, files=_kubelet_files, done=_kubelet_done,
+    plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
+    report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
+    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
+    verify='the kubelet /healthz answers and the kubelet reads the written configuration', drains=True)
+
+
+# ------------------------------------------------------------------ containerd: containerd_nri
+def _containerd_enabled(settings):
+    # null leaves NRI as it is: nothing to read or plan
+    return settings['nri_enabled'] is not None
+
+
+def _containerd_files(settings, plan=None):
+    return [settings['containerd_config_path']] + (
+        [settings['containerd_dropin_path']] if settings['nri_mode'] == 'dropin' else [])
+
+
+def _containerd_done(settings, result):
+    return 'containerd config %s changed (NRI)' % settings['containerd_config_path']
+
+
+def _changed_entry(result):
+    return _truthy(result.get('changed'))
+
+
+def _containerd_plan_labels(plan):
+    return ['containerd NRI'] if plan.get('containerd') else []
+
+
+def _containerd_report(now, changed, get, settings):
+    return {'config_path': settings.get('containerd_config_path', ''), 'changed': changed,
+            'nri': now.get('nri') or {}}
+
+
+def _containerd_summary_line(report, settings, get):
+    containerd = report['containerd']
+    return 'containerd %s: %s' % (containerd['config_path'], 'NRI changed' if containerd['changed'] else 'ok')
+
+
+def _containerd_parts(report):
+    return ['containerd NRI'] if (report.get('containerd') or {}).get('changed') else []
+
+
+CONTAINERD = Concern(
+    name='containerd', title='containerd NRI', module='numaops.colocation.containerd_nri',
+    enabled_by='node_prep_nri_enabled', enabled=_containerd_enabled, reads=_containerd_files, files=_containerd_files, done=_containerd_done,
+    plan_key='containerd', plan_entry=_changed_entry, plan_labels=_containerd_plan_labels,
+    report=_containerd_report, summary_line=_containerd_summary_line, fleet_parts=_containerd_parts,
+    drift_parts=_containerd_parts,
+    settings=('nri_enabled', 'containerd_config_path', 'containerd_dropin_path', 'nri_mode'), service_setting='containerd_service', after='restart',
+    verify='containerd_nri_verify: the NRI socket answers after the restart')
+
+
+# ------------------------------------------------------------------ kernel: kernel_cmdline
+def _kernel_enabled(settings):
+    # the arguments the pre-flight settled (node_prep_kernel_args with the memory-sampling flags)
+    return len(settings.get('kernel_args') or []) > 0
+
+
+def _nothing(settings):
+    return []
+
+
+def _kernel_files(settings, plan):
+    return [settings['grub_defaults_path']] + list(plan.get('grub_cfg_paths') or [])
+
+
+def _kernel_done(settings, result):
+    return 'boot configuration changed (%s)' % ' '.join(settings['kernel_args'] or [])
+
+
+def _kernel_plan_labels(plan):
+    return (['kernel command line'] if plan.get('kernel') else []) + (['need a reboot'] if plan.get('reboot') else [])
+
+
+def _kernel_report(now, changed, get, settings):
+    rebooted = _truthy(get('node_prep__rebooted'))
+    return {'args': list(get('node_prep__kernel_args', [])),
+            'mem_sampling': _truthy(get('node_prep__mem_sampling_wanted')),
+            'changed': changed,
+            'reboot_required': _truthy(now.get('reboot_required')) and not rebooted,
+            'rebooted': rebooted}
+
+
+def _kernel_summary_line(report, settings, get):
+    kernel = report['kernel']
+    if kernel['args']:
+        line = 'kernel args: ' + ('changed' if kernel['changed'] else 'ok')
+    else:
+        line = 'kernel args: none wanted'
+    if kernel['reboot_required']:
+        if _truthy(get('node_prep__reboot')):
+            why = 'a real run reboots the node: node_prep_reboot_allowed=true'
+        elif not _truthy(settings.get('reboot_allowed')):
+            why = 'node_prep_reboot_allowed=false'
+        else:
+            why = 'node_prep_manage_services=false'
+        line += ', REBOOT REQUIRED (%s)' % why
+    return line
+
+
+def _kernel_fleet_parts(report):
+    return ['kernel command line'] if (report.get('kernel') or {}).get('changed') else []
+
+
+def _kernel_drift_parts(report):
+    kernel = report.get('kernel') or {}
+    return ['kernel command line'] if kernel.get('changed') or kernel.get('reboot_required') else []
+
+
+KERNEL = Concern(
+    name='kernel', title='kernel command line', module='numaops.colocation.kernel_cmdline',
+    enabled_by='node_prep_kernel_args', enabled=_kernel_enabled, reads=_nothing, files=_kernel_files, done=_kernel_done,
+    plan_key='kernel', plan_entry=_changed_entry, plan_labels=_kernel_plan_labels,
+    report=_kernel_report, summary_line=_kernel_summary_line, fleet_parts=_kernel_fleet_parts,
+    drift_parts=_kernel_drift_parts, settings=('grub_defaults_path',), after='reboot',
+    verify='/proc/cmdline carries the arguments after the reboot', reboots=True)
+
+
+# In the order a real run applies them (node_config writes them in this order; the first failure stops it).
+REGISTRY = (KUBELET, CONTAINERD, KERNEL)
+
+
+
+def settings_of(concerns=REGISTRY):
+    """The role options the concerns read (each once, in concern order)."""
+    return tuple(_unique([name for concern in concerns for name in concern.settings]))
+
+def names(concerns=REGISTRY):
+    return [concern.name for concern in concerns]
+
+
+def read_paths(settings, concerns=REGISTRY):
+    """The files the pre-flight reads for the plans of the enabled concerns (in concern order, each once), from
+    the concerns' settings (settings_of)."""
+    paths = []
+    for concern in concerns:
+        if concern.enabled(settings):
+            paths.extend(concern.reads(settings))
+    return _unique(paths)
+
+
+def snapshot_paths(changing, plans, settings, concerns=REGISTRY):
+    """Every file the changing concerns edit (in concern order, each once): what the apply backs up first and a
+    rollback puts back. ``changing``: {name: bool}; ``plans``: {name: plan result}."""
+    paths = []
+    for concern in concerns:
+        if changing.get(concern.name):
+            paths.extend(concern.files(settings, plans.get(concern.name) or {}))
+    return _unique(paths)
+
+
+def done_lines(result, changing, settings, concerns=REGISTRY):
+    """The apply's lines of what it changed, from node_config's result of the apply."""
+    result = result or {}
+    return [concern.done(settings, result.get(concern.name) or {}) for concern in concerns
+            if changing.get(concern.name)]

@@ -1,0 +1,131 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""node_prep's concern registry: what each concern declares, and a new concern (the worked example of
+docs/developer/concerns.md) carried through the decision, the snapshot, the done lines, the fleet plan, the report,
+the summaries and the audit by adding it to a copy of the registry."""
+from __future__ import annotations
+
+import copy
+import os
+import re
+
+import pytest
+
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns as nc
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision as nd
+
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils import node_prep_concern_example as example
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
+
+SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled': True, 'kubelet_service': 'kubelet',
+            'containerd_service': 'containerd', 'drain': True, 'k8s_enabled': True, 'lock_enabled': True,
+            'lock_path': '/var/lib/numaops-colocation/node.lock', 'reservations': 'merge', 'node_name': 'node-1',
+            'sysfs_cpu_dir': '/sys/devices/system/cpu', 'proc_meminfo_path': '/proc/meminfo',
+            'containerd_config_path': '/etc/containerd/config.toml', 'backup_dir': '/var/backups/numaops-colocation',
+            'kubelet_state_dir': '/var/lib/kubelet', 'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml',
+            'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True}
+NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:       16384000 kB\n'},
+        'lock': {'outcome': 'absent', 'locked_by_other': False},
+        'checks': {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
+                   'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [],
+                   'errors': []}}
+# node_config's plan: only the new concern changes
+PLAN = {'changed': True, 'read_token': '',
+        'kubelet': {'changed': False, 'config': {}, 'previous': {}, 'changed_fields': []},
+        'containerd': {'changed': False}, 'kernel': {'changed': False, 'skipped': True},
+        'irqbalance': {'changed': True, 'banned_cpus': '0-1'}}
+
+
+def test_the_registry_in_the_order_node_config_applies_it():
+    assert nc.names() == ['kubelet', 'containerd', 'kernel']
+    assert [c.module for c in nc.REGISTRY] == ['numaops.colocation.kubelet_config', 'numaops.colocation.containerd_nri',
+                                               'numaops.colocation.kernel_cmdline']
+    kubelet, containerd, kernel = nc.REGISTRY
+    assert (kubelet.before, kubelet.after, kubelet.drains, kubelet.reboots) == ('stop', 'start', True, False)
+    assert (containerd.before, containerd.after, containerd.drains) == (None, 'restart', False)
+    assert (kernel.after, kernel.reboots, kernel.service_setting) == ('reboot', True, None)
+    # every concern's option is an option of node_config, and its settings are the decision's
+    from ansible_collections.numaops.colocation.plugins.action import node_config  # pylint: disable=import-outside-toplevel
+    assert [name for name, _module in node_config.CONCERNS] == nc.names()
+    assert set(nc.settings_of()) <= set(nd.SETTINGS)
+
+
+def test_the_pre_flight_reads_the_files_of_the_enabled_concerns():
+    settings = dict(SETTINGS, nri_mode='dropin')
+    assert nc.read_paths(settings) == [
+        '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state', '/etc/containerd/config.toml',
+        '/etc/containerd/conf.d/99-nri.toml']
+    assert nc.read_paths(dict(settings, kubelet_enabled=False, nri_enabled=None)) == []
+
+
+def test_every_concern_declares_every_line():
+    for concern in nc.REGISTRY:
+        assert concern.title and concern.enabled_by.startswith('node_prep_') and concern.verify
+        for function in ('enabled', 'reads', 'files', 'done', 'plan_entry', 'plan_labels', 'report', 'summary_line',
+                         'fleet_parts', 'drift_parts'):
+            assert callable(getattr(concern, function)), (concern, function)
+
+
+# ------------------------------------------------------------------ the worked example (docs/developer/concerns.md)
+def _decide(registry=example.REGISTRY, **settings):
+    return nd.decide(copy.deepcopy(PLAN), copy.deepcopy(NODE),
+                     dict(SETTINGS, irqbalance_service='irqbalance', **settings), False, 'n1', '20261205T050000Z', 7,
+                     concerns=registry)
+
+
+def test_a_new_concern_needs_its_settings_in_the_decision():
+    with pytest.raises(ValueError, match=r"\['irqbalance_service'\] missing"):
+        nd.decide(PLAN, NODE, SETTINGS, False, 'n1', 's', 1, concerns=example.REGISTRY)
+    with pytest.raises(ValueError, match=r"\['irqbalance_service'\] unknown"):
+        _decide(registry=nc.REGISTRY)
+
+
+def test_a_new_concern_goes_through_the_decision_and_the_snapshot():
+    d = _decide()
+    assert d['irqbalance_changing'] and d['plan_irqbalance'] == {'changed': True, 'banned_cpus': '0-1'}
+    assert d['work_needed'] and d['in_batches'] and d['locked']
+    # it does not drain: only the kubelet and a reboot do
+    assert not d['drain_wanted']
+    assert d['snapshot_paths'] == ['/etc/default/irqbalance']
+    assert d['plan'] == {'work': True, 'reboot': False, 'removed': [], 'kubelet_changes': {}, 'containerd': False,
+                         'kernel': False, 'irqbalance': '0-1'}
+    # with node_prep_manage_services=false its service is named as a restart skipped
+    assert _decide(manage_services=False)['skipped_restarts'] == ['irqbalance']
+    changing = {'irqbalance': True}
+    assert nc.done_lines({'irqbalance': {'banned_cpus': '0-1'}}, changing, d['settings'], example.REGISTRY) == [
+        'irqbalance /etc/default/irqbalance changed (banned CPUs 0-1)']
+
+
+def test_a_new_concern_is_in_the_fleet_plan_the_report_and_the_summaries():
+    d = _decide()
+    assert fleet.fleet_plan({'n1': d['plan'], 'n2': {'work': False}}, example.REGISTRY) == [
+        'node_prep plan: 2 node(s): 1 to change, 1 already as wanted, 0 failed the pre-flight',
+        '1 node(s) irqbalance banned CPUs ->0-1: n1']
+    variables = dict(('node_prep__' + key, d[key]) for key in (
+        'check_mode', 'work_needed', 'kubelet_config', 'kernel_args', 'mem_sampling_wanted', 'cgroup_v2_memory',
+        'cgroup_v2_after_reboot', 'reboot', 'drain_wanted', 'skipped_restarts', 'run_id', 'notes', 'locked', 'lock',
+        'report_settings', 'plan_kubelet', 'plan_containerd', 'plan_kernel', 'plan_irqbalance'))
+    variables['node_prep__apply_irqbalance'] = {'changed': True, 'banned_cpus': '0-1'}
+    assert set(variables) <= set(fleet.report_variables(example.REGISTRY))
+    report = fleet.node_report(variables, example.REGISTRY)
+    assert report['irqbalance'] == {'changed': True, 'banned_cpus': '0-1'}
+    assert not report['kubelet']['changed'] and not report['containerd']['changed']
+    summary = fleet.node_summary('n1', report, variables, example.REGISTRY)
+    assert summary[:5] == ['n1: changed', 'kubelet /var/lib/kubelet/config.yaml: ok',
+                           'containerd /etc/containerd/config.toml: ok', 'kernel args: none wanted',
+                           'irqbalance: banned CPUs changed to 0-1']
+    assert fleet.fleet_summary({'n1': report}, ['n1'], concerns=example.REGISTRY)['lines'] == [
+        'node_prep summary: 1 node(s): 1 changed, 0 unchanged, 0 failed or not reached', 'n1: changed irqbalance']
+    audit = fleet.audit_summary({'n1': {'node_prep': report}}, {}, ['n1'], example.REGISTRY)
+    assert audit['failing'] and audit['lines'][1] == 'n1: DRIFT - irqbalance'
+
+
+def test_the_developer_guide_shows_the_example_as_it_is_tested():
+    with open(os.path.join(ROOT, 'docs', 'developer', 'concerns.md')) as handle:
+        guide = handle.read()
+    with open(os.path.join(HERE, 'node_prep_concern_example.py')) as handle:
+        code = handle.read()
+    assert code in re.findall(r'```python\n(.*?)```', guide, re.S)
