@@ -284,10 +284,10 @@ KERNEL = Concern(
 REGISTRY = (KUBELET, CONTAINERD, KERNEL)
 
 
-
 def settings_of(concerns=REGISTRY):
     """The role options the concerns read (each once, in concern order)."""
     return tuple(_unique([name for concern in concerns for name in concern.settings]))
+
 
 def names(concerns=REGISTRY):
     return [concern.name for concern in concerns]
