@@ -59,3 +59,10 @@ def test_a_failed_first_write_leaves_the_later_concern_not_run():
     failed, not_run = ActionModule._failed_together(asked, outcome, results)
     assert failed == ['kubelet'] and not_run == ['numaops.colocation.containerd_nri']
     assert results['containerd']['msg'] == 'not run: numaops.colocation.kubelet_config failed before it'
+
+
+def test_the_options_are_the_concerns_of_node_prep_in_their_order():
+    from ansible_collections.numaops.colocation.plugins.action import node_config  # pylint: disable=import-outside-toplevel
+    from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns  # pylint: disable=import-outside-toplevel
+    assert [name for name, _module in node_config.CONCERNS] == node_prep_concerns.names()
+    assert [module for _name, module in node_config.CONCERNS] == [c.module for c in node_prep_concerns.REGISTRY]
