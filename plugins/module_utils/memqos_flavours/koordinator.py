@@ -346,8 +346,9 @@ class Koordinator(mq.Flavour):
         request, limit = container_request_limit(container, decision['batch'], 'spec.containers[%d].resources' % index)
         minimum, low = protection(decision['percents'], request)
         if decision['percents'][THROTTLING] and limit <= 0 and self.allocatable is None:
-            raise mq.MemQosError('container %s has no memory limit and flavour_config.allocatable_memory is not given'
-                                 % container.get('name'))
+            raise mq.MemQosError('container %s has no memory limit and a throttlingPercent (from the pod\'s %s '
+                                 'annotation); give flavour_config.allocatable_memory, the Node\'s '
+                                 'status.allocatable.memory' % (container.get('name'), ANNOTATION_MEMORY_QOS))
         high = memory_high(decision['percents'], request, limit, self.allocatable or 0, self.page_size, minimum)
         return {mq.MEMORY_HIGH: high, mq.MEMORY_LOW: low, mq.MEMORY_MIN: minimum}
 

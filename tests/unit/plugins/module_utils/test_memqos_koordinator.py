@@ -480,3 +480,17 @@ def test_koordlet_writes_the_cgroups_the_engine_names(source, driver, qos, cid, 
     assert (expected_qos, cg.pod_path(driver, qos, UID)) == (qos_dir, pod_dir), source
     runtime, ident = cg.parse_container_id(cid)
     assert cg.container_dir_name(driver, runtime, ident) == container_dir
+
+
+def test_an_annotation_throttling_without_allocatable_memory_skips_the_container():
+    """cgroup_reconcile.go, calculateContainerResources needs the Node's allocatable memory for a container without
+    a limit; when only the pod's annotation asks for throttling and none was given, the container is skipped with
+    the reason (the NodeSLO case is refused up front)."""
+    flav = flavour({'spec': {}}, allocatable=None)
+    the_pod = pod(containers=[c(None, {'memory': '1Gi'})], annotations={kq.ANNOTATION_MEMORY_QOS: '{"throttlingPercent":50}'})
+    with pytest.raises(mq.MemQosError, match='give flavour_config.allocatable_memory'):
+        values(flav, the_pod)
+    limited = pod(containers=[c({'memory': '2Gi'}, {'memory': '1Gi'})],
+                  annotations={kq.ANNOTATION_MEMORY_QOS: '{"throttlingPercent":50}'})
+    # 1Gi + 1Gi * 50 / 100 = 1610612736 (whole pages)
+    assert values(flav, limited)['memory.high'] == 1610612736
