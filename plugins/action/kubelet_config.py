@@ -12,22 +12,14 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet, reservation_merge, reservations
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet import dropin
-from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_yaml, numa_auto
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kubelet_dropin_mode, kubelet_yaml, numa_auto
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import NodeFilesAction, make_diff
 
-SKELETON = 'apiVersion: %s\nkind: %s\n' % (kubelet.API_VERSION, kubelet.KIND)
-NEW_FILE_MODE = '0644'
-
-
-def _refusal(path, errors):
-    return ('%s: refusing to change the kubelet configuration; nothing was changed:\n- %s'
-            % (path, '\n- '.join(errors)))
-
-
-def kubelet_yaml_free(value):
-    if isinstance(value, list):
-        return ','.join('%s:%s' % (item['numaNode'], item['limits'].get('memory')) for item in value)
-    return value
+SKELETON = kubelet_dropin_mode.SKELETON
+NEW_FILE_MODE = kubelet_dropin_mode.NEW_FILE_MODE
+_refusal = kubelet_dropin_mode.refusal
+kubelet_yaml_free = kubelet_dropin_mode.yaml_free
+asked_entries = kubelet_dropin_mode.asked_entries
 
 
 def _minor(version):
@@ -37,25 +29,9 @@ def _minor(version):
         return None  # validate() refuses it, naming the option
 
 
-def asked_entries(wanted, asked, dropped, mode):
-    """{key: None (the whole key) or [entries]} of what the task sets, for dropin.conflicts()."""
-    entries = {}
-    for key, value in wanted.items():
-        if value is kubelet.REMOVE or not isinstance(value, dict):
-            entries[key] = None
-        elif key == 'featureGates':
-            entries[key] = sorted(value)
-        elif key in ('systemReserved', 'kubeReserved') and mode == 'merge':
-            option = kubelet.OPTION_FOR_KEY[key]
-            entries[key] = sorted(set(asked.get(option) or {}) | set(dropped.get(key, [])))
-        else:
-            entries[key] = None
-    return entries
-
-
 class ActionModule(NodeFilesAction):
 
-    def _list_dropins(self, config_dir, path, task_vars):
+    def _list_dropins(self, config_dir, path, task_vars, missing_ok=False):
         """The drop-in files below ``config_dir`` the kubelet reads (in its order), the entries it skips, and a
         warning when it reads none because the directory is a link."""
         root = self._execute_module(module_name='ansible.builtin.stat', task_vars=task_vars, module_args=dict(
@@ -64,6 +40,8 @@ class ActionModule(NodeFilesAction):
             raise AnsibleActionFail(_refusal(path, ['config_dir %s could not be looked at on the node: %s' % (
                 config_dir, root.get('msg'))]))
         info = root.get('stat') or {}
+        if missing_ok and not info.get('exists'):
+            return [], [], None
         if info.get('islnk'):
             return [], [], dropin.link_root_warning(config_dir)
         if not info.get('exists') or not info.get('isdir'):
@@ -117,6 +95,33 @@ class ActionModule(NodeFilesAction):
         except reservations.ReservationError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
 
+    def plan(self, current, wanted, dropped, entries, args, auto, task_vars, path, effective_of):
+        """The task's values planned over ``current`` (the main file, or in drop-in mode the configuration at the
+        module's drop-in): reservations merged or replaced, auto values derived from the configuration the kubelet
+        would run (``effective_of(new config)``). ``wanted`` and ``entries`` get the derived values. Returns
+        (new config, changed keys, reservation entries dropped, derived or None). Raises KubeletConfigError."""
+        removed_reservations = []
+        for key in reservation_merge.RESERVATION_KEYS:
+            asked_value = wanted.get(key)
+            if key in dropped and asked_value is None:
+                asked_value = {}
+            if asked_value is None or asked_value is kubelet.REMOVE:
+                if asked_value is kubelet.REMOVE and isinstance(current.get(key), dict):
+                    removed_reservations.extend(reservation_merge.describe_removed(key, sorted(current[key].items())))
+                continue
+            request = dict(asked_value, **dict((name, None) for name in dropped.get(key, [])))
+            merged, removed = reservation_merge.merge_reservation(current.get(key), request, args['reservations'])
+            wanted[key] = merged if merged else kubelet.REMOVE
+            removed_reservations.extend(reservation_merge.describe_removed(key, removed))
+        new_config, changed_fields = kubelet.plan_values(current, wanted)
+        derived = None
+        if auto:
+            derived_params, derived = self._derive_auto(auto, effective_of(new_config), args, task_vars, path)
+            wanted.update(kubelet.requested_values(derived_params))
+            entries.update((key, None) for key in kubelet.requested_values(derived_params))
+            new_config, changed_fields = kubelet.plan_values(current, wanted)
+        return new_config, changed_fields, removed_reservations, derived
+
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
         result = super(ActionModule, self).run(tmp, task_vars)
@@ -152,6 +157,8 @@ class ActionModule(NodeFilesAction):
         except kubelet.KubeletConfigError as err:
             raise AnsibleActionFail(_refusal(path, err.errors))
 
+        if args['write_to'] == 'dropin' or args['enable_config_dir']:
+            return kubelet_dropin_mode.run(self, result, args, asked, dropped, wanted, auto, task_vars)
         minor = _minor(args['kubelet_version'])
         config_dir = args.get('config_dir')
         dropin_paths, dropin_skipped, link_warning = (
@@ -174,29 +181,13 @@ class ActionModule(NodeFilesAction):
         except kubelet_yaml.KubeletYamlError as err:
             raise AnsibleActionFail(str(err))
         current = kubelet_yaml.to_plain(doc) if doc is not None else None
-        removed_reservations = []
         entries = asked_entries(wanted, asked, dropped, args['reservations'])
+        derived = None
         try:
             kubelet.check_document(current, path)
-            for key in reservation_merge.RESERVATION_KEYS:
-                asked_value = wanted.get(key)
-                if key in dropped and asked_value is None:
-                    asked_value = {}
-                if asked_value is None or asked_value is kubelet.REMOVE:
-                    if asked_value is kubelet.REMOVE and isinstance(current.get(key), dict):
-                        removed_reservations.extend(reservation_merge.describe_removed(key, sorted(current[key].items())))
-                    continue
-                request = dict(asked_value, **dict((name, None) for name in dropped.get(key, [])))
-                merged, removed = reservation_merge.merge_reservation(current.get(key), request, args['reservations'])
-                wanted[key] = merged if merged else kubelet.REMOVE
-                removed_reservations.extend(reservation_merge.describe_removed(key, removed))
-            new_config, changed_fields = kubelet.plan_values(current, wanted)
-            if auto:
-                derived_params, derived = self._derive_auto(
-                    auto, dropin.effective_config(new_config, dropins, minor), args, task_vars, path)
-                wanted.update(kubelet.requested_values(derived_params))
-                entries.update((key, None) for key in kubelet.requested_values(derived_params))
-                new_config, changed_fields = kubelet.plan_values(current, wanted)
+            new_config, changed_fields, removed_reservations, derived = self.plan(
+                current, wanted, dropped, entries, args, auto, task_vars, path,
+                lambda config: dropin.effective_config(config, dropins, minor))
             # judged on what the kubelet runs: the main file with the drop-ins merged over it
             current_effective = dropin.effective_config(current, dropins, minor)
             new_effective = dropin.effective_config(new_config, dropins, minor)

@@ -46,10 +46,16 @@ def require_ruamel():
         raise KubeletYamlError('ruamel.yaml is required on the controller: pip install ruamel.yaml')
 
 
+def _represent_null(representer, _data):
+    # a drop-in's null (the module's own drop-in removes what an earlier file sets) is written as the word null
+    return representer.represent_scalar('tag:yaml.org,2002:null', 'null')
+
+
 def _yaml():
     yaml = YAML(typ='rt')
     yaml.preserve_quotes = True
     yaml.width = 4096
+    yaml.representer.add_representer(type(None), _represent_null)
     return yaml
 
 

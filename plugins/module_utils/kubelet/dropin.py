@@ -265,3 +265,170 @@ def conflicts(asked, planned, effective, dropins, config_dir, path):
                 'so it would run with that instead of %s (option %s). Remove %s from %s, set it there to the value '
                 'you ask, or leave %s unset' % (dropin, runs, config_dir, path, wanted, option, name, dropin, option))
     return errors
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Drop-in mode: the keys the module manages written into one drop-in file of its own
+
+DEFAULT_DROPIN_NAME = '90-numaops-colocation.conf'
+MISSING = object()
+
+
+def check_dropin_name(name):
+    """Refusals for the name of the module's own drop-in file (a file name directly in the directory, read by the
+    kubelet: ending in ``.conf``)."""
+    if not isinstance(name, str) or not name or '/' in name or name in ('.', '..') or name.startswith('.'):
+        return ['drop_in_name %s is not a file name: give a plain file name ending in %s, such as %s (it is '
+                'created directly in config_dir)' % (_pretty(name), SUFFIX, DEFAULT_DROPIN_NAME)]
+    if go_ext(name) != SUFFIX:
+        return ['drop_in_name %s does not end in %s; the kubelet reads only files whose name ends in %s '
+                '(case-sensitive), so it would never read it. Use a name such as %s'
+                % (_pretty(name), SUFFIX, SUFFIX, DEFAULT_DROPIN_NAME)]
+    return []
+
+
+def split_at(files, ours):
+    """``files`` ([(path, config)] in the kubelet's order, ``ours`` among them or not) split into the drop-ins
+    before and after ``ours`` (by the kubelet's order: the path ``ours`` would have)."""
+    prefix = posixpath.dirname(ours) + '/'
+    key = ours[len(prefix):].split('/') if ours.startswith(prefix) else [ours]
+    before, after = [], []
+    for path, config in files:
+        if path == ours:
+            continue
+        order = path[len(prefix):].split('/') if path.startswith(prefix) else [path]
+        (before if order < key else after).append((path, config))
+    return before, after
+
+
+def _entry_equal(key, name, old, new):
+    if old is None or new is None:
+        return old is None and new is None
+    return nested_value_equal(key, name, old, new)
+
+
+def dropin_values(current, planned, base, asked):
+    """The content of the module's own drop-in after the change.
+
+    ``current``: the drop-in as it is (a plain dict, ``apiVersion``/``kind`` at least); ``planned``: the
+    configuration asked for at the drop-in's place (the main file and the drop-ins before it, the drop-in itself
+    merged over them, then the task's values planned over that, as the main file is planned in main-file mode);
+    ``base``: the main file and the drop-ins before ours merged (what ours is merged over); ``asked``: {key: None
+    (the whole key) or [entries of a map key]} of the task (see conflicts()).
+
+    For each asked key the drop-in holds the planned value (for a map: the entries asked, the entries it held
+    already and those that differ from ``base``; ``null`` for every entry of ``base`` the plan drops), and
+    ``null`` when the plan removes a key that ``base`` sets (the kubelet then uses its default); a removed key that
+    ``base`` does not set leaves the drop-in. Every other key of the drop-in stays."""
+    result = copy.deepcopy(current)
+    for key in MANAGED_KEYS:
+        if key not in asked:
+            continue
+        new = planned.get(key, MISSING)
+        below = base.get(key, MISSING)
+        mine = current.get(key, MISSING)
+        if new is MISSING:
+            if below is MISSING:
+                result.pop(key, None)
+            else:
+                result[key] = None
+            continue
+        if key in MAP_KEYS and isinstance(new, dict):
+            entries = asked[key]
+            below_map = below if isinstance(below, dict) else {}
+            mine_map = mine if isinstance(mine, dict) else {}
+            value = {}
+            for name, item in new.items():
+                if (entries is None or name in entries or name in mine_map or name not in below_map
+                        or not _entry_equal(key, name, below_map[name], item)):
+                    value[name] = copy.deepcopy(mine_map[name] if name in mine_map and _entry_equal(
+                        key, name, mine_map[name], item) else item)
+            for name in below_map:
+                if name not in new:
+                    value[name] = None
+            if value:
+                result[key] = value
+            else:
+                result.pop(key, None)
+            continue
+        result[key] = copy.deepcopy(mine) if mine is not MISSING and mine is not None and value_equal(
+            key, mine, new) else copy.deepcopy(new)
+    return result
+
+
+def dropin_changes(current, new):
+    """The managed keys whose value differs between two versions of the module's drop-in (a ``null`` is a value,
+    unlike a missing key)."""
+    changed = []
+    for key in MANAGED_KEYS:
+        old, value = current.get(key, MISSING), new.get(key, MISSING)
+        if old is MISSING or value is MISSING or old is None or value is None:
+            if (old is MISSING) != (value is MISSING) or (old is None) != (value is None):
+                changed.append(key)
+            continue
+        if isinstance(old, dict) and isinstance(value, dict) and key in MAP_KEYS:
+            if set(old) != set(value) or not all(_entry_equal(key, name, old[name], value[name]) for name in value):
+                changed.append(key)
+        elif not value_equal(key, old, value):
+            changed.append(key)
+    return changed
+
+
+def source_of(key, entry, main, dropins, main_path):
+    """Which file gives ``key`` (its map entry ``entry``) its value in the merged configuration: the last drop-in
+    that sets or removes it, else the main file when it sets it, else the kubelet's default."""
+    last = _last_toucher(dropins, key, entry)
+    if last is not None:
+        return last
+    value = main.get(key)
+    if value is not None and (entry is None or (isinstance(value, dict) and entry in value)):
+        return main_path
+    return 'the kubelet default'
+
+
+def removed_from_dropin(current, new, main, dropins, effective, main_path):
+    """What leaves the module's drop-in (a key, or a map entry as ``key.entry``; a ``null`` that goes is not
+    reported): [{'key', 'value' (what the drop-in held), 'effective' (what the kubelet runs now, None: its
+    default), 'from' (the file that value comes from, or 'the kubelet default')}]."""
+    found = []
+    for key in MANAGED_KEYS:
+        old, value = current.get(key), new.get(key, MISSING)
+        if old is None:
+            continue
+        if key in MAP_KEYS and isinstance(old, dict) and isinstance(value, dict):
+            for name in sorted(old):
+                if old[name] is not None and value.get(name) is None:
+                    found.append({'key': '%s.%s' % (key, name), 'value': copy.deepcopy(old[name]),
+                                  'effective': copy.deepcopy(_entry(effective.get(key), name)),
+                                  'from': source_of(key, name, main, dropins, main_path)})
+        elif value is MISSING or value is None:
+            found.append({'key': key, 'value': copy.deepcopy(old), 'effective': copy.deepcopy(effective.get(key)),
+                          'from': source_of(key, None, main, dropins, main_path)})
+    return found
+
+
+def unreached(asked, planned, effective, main_path, ours, minor):
+    """Refusals for asked values the merged configuration does not reach although no later drop-in touches them:
+    kubelet 1.31 decodes the drop-ins over the main file, so a ``null`` in a drop-in does not remove what the main
+    file sets."""
+    errors = []
+    for key in MANAGED_KEYS:
+        if key not in asked:
+            continue
+        mine, theirs = planned.get(key), effective.get(key)
+        if key in MAP_KEYS and isinstance(mine, dict) and isinstance(theirs, dict):
+            names = sorted(name for name in set(mine) | set(theirs)
+                           if not _entry_equal(key, name, theirs.get(name), mine.get(name)))
+            for name in names:
+                if mine.get(name) is None:
+                    errors.append(_unreached_text('%s.%s' % (key, name), theirs.get(name), main_path, ours, minor))
+        elif not value_equal(key, theirs, mine) and mine is None:
+            errors.append(_unreached_text(key, theirs, main_path, ours, minor))
+    return errors
+
+
+def _unreached_text(name, value, main_path, ours, minor):
+    return ('%s sets %s to %s, and kubelet 1.%s does not let a drop-in remove what the main file sets (it decodes '
+            'the drop-ins over the main file; a null in %s would be ignored), so the kubelet would keep it. Use '
+            'write_to: main for this key, remove it from %s, or keep it (for a reservation: reservations: merge)'
+            % (main_path, name, _pretty(value), minor, ours, main_path))

@@ -152,6 +152,13 @@ ARGUMENT_SPEC = dict(
     reservations=dict(type='str', choices=['merge', 'replace'], default='replace'),
     kubelet_version=dict(type='str'),
     config_dir=dict(type='path'),
+    write_to=dict(type='str', choices=['main', 'dropin'], default='main'),
+    drop_in_name=dict(type='str', default='90-numaops-colocation.conf'),
+    enable_config_dir=dict(type='bool', default=False),
+    kubelet_service=dict(type='str', default='kubelet'),
+    kubelet_unit_dirs=dict(type='list', elements='path',
+                           default=['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system']),
+    config_dir_unit_drop_in=dict(type='str', default='90-numaops-config-dir.conf'),
     **dict((row.option, _spec(row)) for row in OPTIONS)
 )
 
