@@ -283,3 +283,24 @@ def test_enable_config_dir_refuses_when_a_later_unit_drop_in_takes_the_command_b
     result = run_action(**args_for(path, state_dir, config_dir, enable_config_dir=True, kubelet_version='1.31',
                                    kubelet_unit_dirs=[str(tmp_path / 'none')], **STATIC))
     assert result['failed'] and 'no kubelet.service with an ExecStart= was found' in result['msg'], result
+
+
+def test_a_linked_drop_in_directory_is_refused_as_the_kubelet_would_not_read_our_drop_in(tmp_path, run_action):
+    path, state_dir, config_dir = node(tmp_path, 'cpuManagerPolicy: none\n', {})
+    link = tmp_path / 'link.d'
+    link.symlink_to(config_dir)
+    before = snapshot(tmp_path)
+    result = run_action(**args_for(path, state_dir, link, **STATIC))
+    assert result['failed'] and 'config_dir %s is a symbolic link' % link in result['msg'], result
+    assert 'a drop-in written there would have no effect' in result['msg']
+    assert snapshot(tmp_path) == before
+
+
+def test_a_json_main_file_is_read_and_left_as_it_is(tmp_path, run_action):
+    path, state_dir, config_dir = node(tmp_path, '', {})
+    path.write_text('{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", '
+                    '"cpuManagerPolicy": "none"}\n')
+    before = path.read_bytes()
+    result = run_action(**args_for(path, state_dir, config_dir, **STATIC))
+    assert result['changed'] and result['effective_config']['cpuManagerPolicy'] == 'static', result
+    assert path.read_bytes() == before

@@ -215,3 +215,87 @@ def test_whole_map_asked_names_the_entries_a_drop_in_adds():
 def test_quantities_that_mean_the_same_are_no_conflict():
     assert _conflicts({'kubeReserved': ['memory']}, doc(kubeReserved={'memory': '1Gi'}),
                       [('/d/1.conf', doc(kubeReserved={'memory': '1024Mi'}))]) == []
+
+
+# ----------------------------------------------------------------------------------------------
+# Drop-in mode: the module's own drop-in
+
+OURS = D + '/90-numaops-colocation.conf'
+
+
+@pytest.mark.parametrize('name, fragment', [
+    ('90-numaops-colocation.conf', None), ('99.conf', None),
+    ('x.yaml', 'does not end in .conf'), ('x.CONF', 'does not end in .conf'), ('a/b.conf', 'is not a file name'),
+    ('.hidden.conf', 'is not a file name'), ('', 'is not a file name'), (None, 'is not a file name')])
+def test_the_name_of_our_drop_in(name, fragment):
+    errors = dropin.check_dropin_name(name)
+    assert (errors == []) if fragment is None else (fragment in errors[0]), errors
+
+
+def test_split_at_our_place_in_the_kubelets_order():
+    files = [(D + '/10-a.conf', {}), (D + '/90-numaops-colocation.conf', {}), (D + '/a/1.conf', {}),
+             (D + '/95-b.conf', {}), (D + '/90-numaops-colocation.conf.d/x.conf', {})]
+    before, after = dropin.split_at(files, OURS)
+    assert [p for p, _ in before] == [D + '/10-a.conf']
+    assert [p for p, _ in after] == [D + '/a/1.conf', D + '/95-b.conf', D + '/90-numaops-colocation.conf.d/x.conf']
+
+
+CHANGES = ['cpuManagerPolicy', 'systemReserved', 'kubeReserved', 'topologyManagerPolicy', 'topologyManagerScope',
+           'featureGates']
+
+
+def test_dropin_values_scalars_maps_and_removals():
+    base = doc(systemReserved={'cpu': '500m', 'memory': '1Gi'}, featureGates={'A': True, 'B': True},
+               topologyManagerPolicy='best-effort')
+    current = doc(kubeReserved={'memory': '512Mi'}, maxPods=90, topologyManagerScope='pod')
+    planned = doc(systemReserved={'memory': '2Gi'}, featureGates={'A': True, 'C': True}, cpuManagerPolicy='static',
+                  kubeReserved={'memory': '512Mi', 'cpu': '1'})
+    asked = {'systemReserved': None, 'featureGates': ['B', 'C'], 'cpuManagerPolicy': None,
+             'topologyManagerPolicy': None, 'topologyManagerScope': None, 'kubeReserved': ['cpu']}
+    new = dropin.dropin_values(current, planned, base, asked)
+    assert new == doc(maxPods=90, cpuManagerPolicy='static', systemReserved={'memory': '2Gi', 'cpu': None},
+                      featureGates={'C': True, 'B': None}, topologyManagerPolicy=None,
+                      kubeReserved={'memory': '512Mi', 'cpu': '1'})
+    # the removed scope was set nowhere below ours: it leaves the drop-in
+    assert 'topologyManagerScope' not in new
+    assert dropin.dropin_changes(current, new) == CHANGES
+    assert dropin.dropin_changes(new, new) == []
+    # a spelling that means the same keeps the drop-in's own
+    same = dropin.dropin_values(doc(reservedSystemCPUs='0,1'), doc(reservedSystemCPUs='0-1'), doc(),
+                                {'reservedSystemCPUs': None})
+    assert same == doc(reservedSystemCPUs='0,1') and dropin.dropin_changes(doc(reservedSystemCPUs='0,1'), same) == []
+
+
+def test_a_null_is_a_value_for_dropin_changes():
+    assert dropin.dropin_changes(doc(cpuManagerPolicy=None), doc()) == ['cpuManagerPolicy']
+    assert dropin.dropin_changes(doc(), doc(cpuManagerPolicy=None)) == ['cpuManagerPolicy']
+    assert dropin.dropin_changes(doc(systemReserved={'cpu': None}), doc(systemReserved={'cpu': '1'})) == [
+        'systemReserved']
+
+
+def test_what_leaves_our_drop_in_is_reported_with_its_source():
+    main = doc(topologyManagerPolicy='restricted', systemReserved={'cpu': '1'})
+    current = doc(topologyManagerPolicy='single-numa-node', topologyManagerScope='pod',
+                  systemReserved={'cpu': '2', 'memory': '1Gi'})
+    new = doc(systemReserved={'cpu': '2'})
+    site = (D + '/10-site.conf', doc(topologyManagerPolicy='best-effort'))
+    merged = dropin.effective_config(main, [site, (OURS, new)])
+    assert dropin.removed_from_dropin(current, new, main, [site, (OURS, new)], merged, '/main.yaml') == [
+        {'key': 'systemReserved.memory', 'value': '1Gi', 'effective': None, 'from': 'the kubelet default'},
+        {'key': 'topologyManagerPolicy', 'value': 'single-numa-node', 'effective': 'best-effort',
+         'from': D + '/10-site.conf'},
+        {'key': 'topologyManagerScope', 'value': 'pod', 'effective': None, 'from': 'the kubelet default'}]
+    assert dropin.source_of('systemReserved', 'cpu', main, [], '/main.yaml') == '/main.yaml'
+
+
+def test_kubelet_131_cannot_remove_what_the_main_file_sets_from_a_drop_in():
+    main = doc(systemReserved={'cpu': '500m'}, cpuManagerReconcilePeriod='5s')
+    ours = doc(systemReserved={'memory': '1Gi', 'cpu': None}, cpuManagerReconcilePeriod=None)
+    planned = doc(systemReserved={'memory': '1Gi'})
+    asked = {'systemReserved': None, 'cpuManagerReconcilePeriod': None}
+    merged31 = dropin.effective_config(main, [(OURS, ours)], 31)
+    errors = dropin.unreached(asked, planned, merged31, '/main.yaml', OURS, 31)
+    assert len(errors) == 2 and errors[1].startswith('/main.yaml sets systemReserved.cpu to "500m"')
+    assert 'kubelet 1.31 does not let a drop-in remove' in errors[0] and 'cpuManagerReconcilePeriod' in errors[0]
+    merged32 = dropin.effective_config(main, [(OURS, ours)], 32)
+    assert dropin.unreached(asked, planned, merged32, '/main.yaml', OURS, 32) == []

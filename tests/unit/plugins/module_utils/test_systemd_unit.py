@@ -134,3 +134,53 @@ def test_config_dir_from_an_extra_args_drop_in_of_etc():
         ETC + '/kubelet.service.d/20-dir.conf': '[Service]\nEnvironment="KUBELET_EXTRA_ARGS=--config-dir=/etc/kubelet.d"\n',
     }
     assert config(texts)['config_dir'] == '/etc/kubelet.d'
+
+
+# ----------------------------------------------------------------------------------------------
+# --config-dir added through a unit drop-in of the module's own
+
+OURS = ETC + '/kubelet.service.d/90-numaops-config-dir.conf'
+
+
+def test_config_dir_dropin_repeats_the_kubelet_command_with_the_flag():
+    texts = {USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM}
+    env = {'/r/var/lib/kubelet/kubeadm-flags.env': 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=x"\n'}
+    plan = su.config_dir_dropin(texts, DIRS, 'kubelet', OURS, '/etc/kubernetes/kubelet.conf.d', env, root='/r')
+    assert plan['errors'] == []
+    assert plan['content'].endswith(
+        '[Service]\nExecStart=\nExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS '
+        '$KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS --config-dir=/etc/kubernetes/kubelet.conf.d\n')
+    after = su.kubelet_config_path(dict(texts, **{OURS: plan['content']}), DIRS, 'kubelet', env, root='/r')
+    assert after['config'] == '/var/lib/kubelet/config.yaml'
+    assert after['config_dir'] == '/etc/kubernetes/kubelet.conf.d'
+    assert after['drop_ins'] == [USR + '/kubelet.service.d/10-kubeadm.conf', OURS]
+    assert plan['after']['argv'] == plan['before']['argv'] + ['--config-dir=/etc/kubernetes/kubelet.conf.d']
+    # our own drop-in as it is does not count: the plan is made from the others
+    again = su.config_dir_dropin(dict(texts, **{OURS: plan['content']}), DIRS, 'kubelet', OURS,
+                                 '/etc/kubernetes/kubelet.conf.d', env, root='/r')
+    assert again['content'] == plan['content']
+
+
+def test_config_dir_dropin_keeps_the_same_flag_and_refuses_another():
+    texts = {USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM}
+    env = {'/r/etc/default/kubelet': 'KUBELET_EXTRA_ARGS=--config-dir=/etc/k.d/\n'}
+    plan = su.config_dir_dropin(texts, DIRS, 'kubelet', OURS, '/etc/k.d', env, root='/r')
+    assert plan['content'] is None and plan['errors'] == []
+    plan = su.config_dir_dropin(texts, DIRS, 'kubelet', OURS, '/etc/other.d', env, root='/r')
+    assert plan['content'] is None and 'started with --config-dir=/etc/k.d/' in plan['errors'][0]
+
+
+def test_config_dir_dropin_refuses_without_a_unit_or_after_a_later_execstart():
+    plan = su.config_dir_dropin({}, DIRS, 'kubelet', OURS, '/etc/k.d')
+    assert 'no kubelet.service with an ExecStart= was found' in plan['errors'][0]
+    later = USR + '/kubelet.service.d/99-site.conf'
+    texts = {USR + '/kubelet.service': UNIT, USR + '/kubelet.service.d/10-kubeadm.conf': KUBEADM,
+             later: '[Service]\nExecStart=\nExecStart=/usr/local/bin/kubelet --config=/x.yaml\n'}
+    plan = su.config_dir_dropin(texts, DIRS, 'kubelet', OURS, '/etc/k.d')
+    assert plan['errors'] and later in plan['errors'][0] and 'sorts after 99-site.conf' in plan['errors'][0]
+
+
+def test_config_dir_errors():
+    assert su.config_dir_errors('/etc/kubernetes/kubelet.conf.d') == []
+    for bad in ('relative/dir', '/with space', '/with$var', '/with%n', '/q"uote', ''):
+        assert 'cannot be written into a systemd unit' in su.config_dir_errors(bad)[0], bad
