@@ -236,8 +236,8 @@ def test_split_at_our_place_in_the_kubelets_order():
     files = [(D + '/10-a.conf', {}), (D + '/90-numaops-colocation.conf', {}), (D + '/a/1.conf', {}),
              (D + '/95-b.conf', {}), (D + '/90-numaops-colocation.conf.d/x.conf', {})]
     before, after = dropin.split_at(files, OURS)
-    assert [p for p, _ in before] == [D + '/10-a.conf']
-    assert [p for p, _ in after] == [D + '/a/1.conf', D + '/95-b.conf', D + '/90-numaops-colocation.conf.d/x.conf']
+    assert [p for p, _config in before] == [D + '/10-a.conf']
+    assert [p for p, _config in after] == [D + '/a/1.conf', D + '/95-b.conf', D + '/90-numaops-colocation.conf.d/x.conf']
 
 
 CHANGES = ['cpuManagerPolicy', 'systemReserved', 'kubeReserved', 'topologyManagerPolicy', 'topologyManagerScope',
