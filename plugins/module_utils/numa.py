@@ -16,8 +16,11 @@ Sources (all relative to the root):
 * ``sys/bus/pci/devices/<address>/{class,vendor,device,numa_node}`` and its ``net/``/``nvme/``/``drm/``
   children, for network controllers (class 0x02), display controllers (0x03) and NVMe (0x010802);
 * ``sys/fs/cgroup/cgroup.controllers`` (cgroup v2) or ``sys/fs/cgroup/cpuset`` (v1);
+* every container's cgroup under the kubepods cgroup (cgroup v2: ``cpuset.cpus.effective``,
+  ``cpuset.mems.effective``, ``memory.numa_stat``; numa_cgroups.py), which flags checkpoint entries of pods
+  without a cgroup as stale;
 * the kubelet configuration file (top-level plain scalars only: the policies, ``reservedSystemCPUs``,
-  ``cgroupDriver``), ``cpu_manager_state`` and ``memory_manager_state`` (checkpoint formats v1 to v3:
+  ``cgroupDriver``, ``cgroupRoot``), ``cpu_manager_state`` and ``memory_manager_state`` (checkpoint formats v1 to v3:
   when a ``data`` string is present it is the authoritative payload, as in kubelet 1.37).
 
 Pure functions of file contents, standard library only, Python 3.8+.
@@ -30,6 +33,8 @@ import json
 import os
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 
 FACTS_KEY = 'numaops_numa'
@@ -51,7 +56,7 @@ _MEMINFO_RE = re.compile(r'^(?:Node\s+[0-9]+\s+)?([A-Za-z0-9_()]+):\s+([0-9]+)(\
 _TOP_SCALAR_RE = re.compile(r'''^([A-Za-z][A-Za-z0-9]*)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s#"'{}\[\]][^#]*?))?\s*(?:#.*)?$''')
 _PCI_KINDS = (('0x010802', 'nvme'), ('0x02', 'network'), ('0x03', 'gpu'))
 KUBELET_KEYS = ('cpuManagerPolicy', 'memoryManagerPolicy', 'topologyManagerPolicy', 'topologyManagerScope',
-                'reservedSystemCPUs', 'cgroupDriver')
+                'reservedSystemCPUs', 'cgroupDriver', 'cgroupRoot')
 
 
 def huge_size_name(kib):
@@ -376,6 +381,42 @@ def _memory_manager(tree, state_dir, index):
     return {'policy': doc.get('policyName'), 'machine_state': machine, 'containers': containers}
 
 
+def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods):
+    """numa_cgroups.read_placement for the kubelet's driver and cgroupRoot, the containers named after the pods."""
+    if cgroup_facts['version'] != 2:
+        tree.note(CGROUP_DIR, 'not cgroup v2: the placement of containers is read from cgroup v2 only')
+        return None
+    driver = cgroup_facts['driver']
+    try:
+        kubelet_root = (kubelet_values or {}).get('cgroupRoot') or ''
+        cg.root_components(kubelet_root)
+        if driver is None:
+            driver = cg.driver_from_tree(lambda rel: os.path.isdir(tree.path(CGROUP_DIR + '/' + rel)), kubelet_root)
+        if driver not in cg.DRIVERS:
+            tree.note(CGROUP_DIR, 'cgroup driver %s unknown: the placement of containers is not read' % (driver,))
+            return None
+    except cg.CgroupPathError as err:
+        tree.note(CGROUP_DIR, '%s: the placement of containers is not read' % err)
+        return None
+    placement = numa_cgroups.read_placement(tree.path(CGROUP_DIR), CGROUP_DIR, driver, kubelet_root, cpu_node,
+                                            pods, tree.unknown)
+    for item in (placement or {}).get('containers') or []:
+        item['namespace'], item['pod'] = index.get(item['pod_uid'], (None, None))
+    return placement
+
+
+def _mark_stale(placement, cpu_manager, memory_manager):
+    """Checkpoint entries whose pod has no cgroup are stale (True); unknown (None) without the cgroup tree."""
+    live = None if placement is None else set(placement['pod_uids'])
+    exclusive = {}
+    for item in ((cpu_manager or {}).get('exclusive') or []) + ((memory_manager or {}).get('containers') or []):
+        item['stale'] = None if live is None else item['pod_uid'] not in live
+    for item in (cpu_manager or {}).get('exclusive') or []:
+        exclusive[(item['pod_uid'], item['container'])] = item['cpus']
+    for item in (placement or {}).get('containers') or []:
+        item['exclusive'] = (item['pod_uid'], item['container']) in exclusive if item['container'] else None
+
+
 def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_STATE_DIR, pods=None):
     """The NUMA facts of the node whose filesystem is at ``root`` (see the module docstring)."""
     tree = _Tree(root)
@@ -454,6 +495,9 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
     index = pod_index(pods)
     cpu_manager = _cpu_manager(tree, state_dir, cpu_node, index)
     memory_manager = _memory_manager(tree, state_dir, index)
+    cgroup_facts = _cgroup(tree, kubelet_values)
+    placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods)
+    _mark_stale(placement, cpu_manager, memory_manager)
 
     reserved = None
     if kubelet_values is not None and kubelet_values.get('reservedSystemCPUs') is not None:
@@ -469,7 +513,8 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
             continue
         taken = set()
         for item in cpu_manager['exclusive']:
-            taken.update(item['cpu_ids'])
+            if not item['stale']:
+                taken.update(item['cpu_ids'])
         entry['exclusive_cpus'] = format_cpuset(node_cpus & taken)
         if cpu_manager['policy'] == 'static':
             free = (node_cpus & set(cpu_manager['default_cpu_ids'])) - (reserved or set())
@@ -495,7 +540,8 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
         'cmdline': None if cmdline is None else {
             'isolcpus': parse_cmdline_cpus(cmdline, 'isolcpus'), 'nohz_full': parse_cmdline_cpus(cmdline, 'nohz_full')},
         'pci_devices': _pci_devices(tree),
-        'cgroup': _cgroup(tree, kubelet_values),
+        'cgroup': cgroup_facts,
+        'placement': placement,
         'kubelet': {
             'config_path': '/' + kubelet_config,
             'config': kubelet_values,

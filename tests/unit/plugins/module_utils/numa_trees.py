@@ -82,6 +82,8 @@ def build(dest, name, spec):
             for child_name in names:
                 write(root, base + '%s/%s/uevent' % (child, child_name), 'DEVNAME=%s\n' % child_name)
     write(root, 'sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory hugetlb pids rdma misc\n')
+    if 'cgroups' in spec:
+        build_cgroups(root, spec['cgroups'])
     write(root, 'proc/cmdline', spec['cmdline'] + '\n')
     write(root, 'var/lib/kubelet/config.yaml', spec['kubelet_config'])
     write(root, 'var/lib/kubelet/cpu_manager_state', spec['cpu_state'])
@@ -89,17 +91,81 @@ def build(dest, name, spec):
     write(root, 'pods.json', json.dumps(spec['pods'], indent=1, sort_keys=True) + '\n')
 
 
-def pod(namespace, name, uid, containers, mirror=None):
+def pod(namespace, name, uid, containers, mirror=None, ids=None):
+    """An API pod object; ``ids`` {container name: 64-hex ID} gives its status.containerStatuses."""
     meta = {'namespace': namespace, 'name': name, 'uid': uid}
     if mirror:
         meta['annotations'] = {'kubernetes.io/config.mirror': mirror}
-    return {'metadata': meta, 'spec': {'containers': [{'name': c} for c in containers]}}
+    obj = {'metadata': meta, 'spec': {'containers': [{'name': c} for c in containers]}}
+    if ids:
+        obj['status'] = {'containerStatuses': [{'name': c, 'containerID': 'containerd://' + ids[c]}
+                                               for c in containers]}
+    return obj
+
+
+def cid(tag):
+    """A 64-hex container ID made from a short tag (the form containerd gives)."""
+    return (tag.encode().hex() * 64)[:64]
+
+
+# memory.numa_stat keys of a Linux 6.1 cgroup v2 (bytes; the workingset_* counters are events)
+NUMA_STAT_KEYS = ('anon', 'file', 'kernel_stack', 'pagetables', 'sec_pagetables', 'shmem', 'file_mapped',
+                  'file_dirty', 'file_writeback', 'swapcached', 'anon_thp', 'file_thp', 'shmem_thp',
+                  'inactive_anon', 'active_anon', 'inactive_file', 'active_file', 'unevictable',
+                  'slab_reclaimable', 'slab_unreclaimable', 'workingset_refault_anon', 'workingset_refault_file',
+                  'workingset_activate_anon', 'workingset_activate_file', 'workingset_restore_anon',
+                  'workingset_restore_file', 'workingset_nodereclaim')
+
+
+def numa_stat(per_node):
+    """memory.numa_stat text from [(anon, file, kernel_stack), ...] per NUMA node (other keys 0, slab 4 KiB)."""
+    lines = []
+    for key in NUMA_STAT_KEYS:
+        values = []
+        for node, (anon, file_, stack) in enumerate(per_node):
+            value = {'anon': anon, 'file': file_, 'kernel_stack': stack, 'active_anon': anon, 'inactive_file': file_,
+                     'slab_unreclaimable': 4096 if anon else 0}.get(key, 0)
+            values.append('N%d=%d' % (node, value))
+        lines.append('%s %s' % (key, ' '.join(values)))
+    return '\n'.join(lines) + '\n'
+
+
+QOS_DIRS = {
+    'systemd': {'Guaranteed': 'kubepods.slice', 'Burstable': 'kubepods.slice/kubepods-burstable.slice',
+                'BestEffort': 'kubepods.slice/kubepods-besteffort.slice'},
+    'cgroupfs': {'Guaranteed': 'kubepods', 'Burstable': 'kubepods/burstable', 'BestEffort': 'kubepods/besteffort'},
+}
+
+
+def build_cgroups(root, spec):
+    """The kubepods cgroup tree as the kubelet and containerd lay it out for ``spec['driver']``: per pod its
+    QoS, UID and containers (name, ID, cpuset.cpus.effective, cpuset.mems.effective, memory.numa_stat)."""
+    driver = spec['driver']
+    base = 'sys/fs/cgroup/'
+    for qos_dir in QOS_DIRS[driver].values():
+        write(root, base + qos_dir + '/cgroup.controllers', 'cpuset cpu io memory hugetlb pids\n')
+    for item in spec['pods']:
+        qos_dir = QOS_DIRS[driver][item['qos']]
+        if driver == 'systemd':
+            prefix = qos_dir.split('/')[-1][:-len('.slice')]
+            pod_dir = '%s/%s-pod%s.slice' % (qos_dir, prefix, item['uid'].replace('-', '_'))
+        else:
+            pod_dir = '%s/pod%s' % (qos_dir, item['uid'])
+        write(root, base + pod_dir + '/cgroup.controllers', 'cpuset cpu io memory hugetlb pids\n')
+        for name, ident, cpus, mems, memory in item['containers']:
+            cont = ('cri-containerd-%s.scope' % ident) if driver == 'systemd' else ident
+            write(root, base + '%s/%s/cpuset.cpus.effective' % (pod_dir, cont), cpus + '\n')
+            write(root, base + '%s/%s/cpuset.mems.effective' % (pod_dir, cont), mems + '\n')
+            write(root, base + '%s/%s/memory.numa_stat' % (pod_dir, cont), numa_stat(memory))
 
 
 UID_A = '6c4b8a42-1d7e-4f0a-9a55-2f1e9d3c7b01'
 UID_B = '9e0f3b7d-58a2-4c61-8d2e-71b6a4c5f302'
 UID_C = 'a1d2c3b4-0e9f-4a8b-b7c6-d5e4f3a2b103'
 UID_GONE = '00000000-0000-4000-8000-00000000dead'
+UID_WEB = '3f2a9c1d-7b4e-4d8a-a6c5-0e1f2a3b4c05'
+UID_LOG = '5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d06'
+MIB = 1024 ** 2
 
 
 def xeon_8358():
@@ -162,7 +228,25 @@ def xeon_8358():
                            'reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1100Mi\n'),
         'cpu_state': json.dumps(cpu_state, separators=(',', ':')),
         'memory_state': json.dumps(memory_state, separators=(',', ':')),
-        'pods': [pod('telco', 'dpdk-fwd-0', UID_A, ['dpdk']), pod('data', 'postgres-0', UID_B, ['db'])],
+        'pods': [pod('telco', 'dpdk-fwd-0', UID_A, ['dpdk'], ids={'dpdk': cid('dpdk')}),
+                 pod('data', 'postgres-0', UID_B, ['db'], ids={'db': cid('db')}),
+                 pod('web', 'nginx-7d9c', UID_WEB, ['nginx'], ids={'nginx': cid('nginx')}),
+                 pod('batch', 'logger-0', UID_LOG, ['log'], ids={'log': cid('log')})],
+        # systemd driver (kubelet cgroupDriver: systemd), containerd; every pod with its sandbox (pause)
+        'cgroups': {'driver': 'systemd', 'pods': [
+            {'qos': 'Guaranteed', 'uid': UID_A, 'containers': [
+                ('pause', cid('pause-a'), '0,8-63,64,72-127', '0-1', [(40 * 1024, 0, 0), (0, 0, 0)]),
+                ('dpdk', cid('dpdk'), '1-4,65-68', '0', [(3 * GIB, 8 * MIB, 64 * 1024), (0, 0, 0)])]},
+            {'qos': 'Guaranteed', 'uid': UID_B, 'containers': [
+                ('pause', cid('pause-b'), '0,8-63,64,72-127', '0-1', [(40 * 1024, 0, 0), (0, 0, 0)]),
+                ('db', cid('db'), '5-7,69-71', '0', [(6 * GIB, 1 * GIB, 128 * 1024), (0, 0, 0)])]},
+            {'qos': 'Burstable', 'uid': UID_WEB, 'containers': [
+                ('pause', cid('pause-w'), '0,8-63,64,72-127', '0-1', [(40 * 1024, 0, 0), (0, 0, 0)]),
+                ('nginx', cid('nginx'), '0,8-63,64,72-127', '0-1',
+                 [(300 * MIB, 20 * MIB, 32 * 1024), (200 * MIB, 500 * MIB, 16 * 1024)])]},
+            {'qos': 'BestEffort', 'uid': UID_LOG, 'containers': [
+                ('log', cid('log'), '0,8-63,64,72-127', '0-1', [(0, 0, 0), (50 * MIB, 2 * GIB, 8 * 1024)])]},
+        ]},
     }
 
 
@@ -213,7 +297,15 @@ def thunderx2():
                            'systemReserved:\n  memory: 1Gi\nkubeReserved: {memory: 924Mi}\n'),
         'cpu_state': json.dumps(cpu_state, separators=(',', ':')),
         'memory_state': json.dumps(memory_state, separators=(',', ':')),
-        'pods': [pod('batch', 'spark-exec-7', UID_C, ['worker'])],
+        'pods': [pod('batch', 'spark-exec-7', UID_C, ['worker'], ids={'worker': cid('worker')})],
+        # cgroupfs driver (no cgroupDriver in the configuration: the kubelet's default); the pod ...dead of
+        # cpu_manager_state has no cgroup: its entry is stale
+        'cgroups': {'driver': 'cgroupfs', 'pods': [
+            {'qos': 'Guaranteed', 'uid': UID_C, 'containers': [
+                ('worker', cid('worker'), '2-5', '0', [(1536 * MIB, 100 * MIB, 48 * 1024), (0, 0, 0)])]},
+            {'qos': 'BestEffort', 'uid': UID_LOG, 'containers': [
+                ('log', cid('log'), '0-1,6-29,34-55', '0-1', [(10 * MIB, 0, 8 * 1024), (30 * MIB, 64 * MIB, 0)])]},
+        ]},
     }
 
 
