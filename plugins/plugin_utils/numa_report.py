@@ -1,9 +1,9 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The fleet NUMA report (one self-contained HTML file with inline SVG, and its JSON) and the node_exporter
-textfile, rendered from numa_facts results on the controller (filters numa_report_html, numa_report_json,
-numa_textfile). Pure functions, standard library only.
+"""The fleet NUMA report (one self-contained HTML file with inline SVG, and its JSON), rendered from numa_facts
+results on the controller (filters numa_report_html, numa_report_json; the node_exporter textfile is
+numa_textfile.py). Pure functions, standard library only.
 
 A fleet is ``[{'name': host, 'facts': <numaops_numa>, 'drift': bool or None, 'last_run': epoch or None}]``.
 """
@@ -40,7 +40,7 @@ def container_label(item):
     return 'pod %s/%s' % (item.get('pod_uid'), item.get('container') or '(pod)')
 
 
-def _policies(facts):
+def policies(facts):
     config = ((facts.get('kubelet') or {}).get('config')) or {}
     cpu = ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('policy')
     mem = ((facts.get('kubelet') or {}).get('memory_manager') or {}).get('policy')
@@ -107,7 +107,7 @@ def fleet_data(fleet, generated=None):
         memory_manager = (facts.get('kubelet') or {}).get('memory_manager') or {}
         rows.append({
             'name': entry.get('name'), 'error': entry.get('error'),
-            'policies': _policies(facts) if facts else {},
+            'policies': policies(facts) if facts else {},
             'reserved_cpus': (facts.get('kubelet') or {}).get('reserved_cpus'),
             'cpu_count': facts.get('cpu_count'), 'core_count': facts.get('core_count'),
             'threads_per_core': facts.get('threads_per_core'),
@@ -403,95 +403,3 @@ def render_html(fleet, generated=None, title='NUMA fleet report'):
 
 def render_json(fleet, generated=None):
     return json.dumps(fleet_data(fleet, generated), indent=1, sort_keys=True) + '\n'
-
-
-# ---------------------------------------------------------------------------------------------- textfile
-
-_METRICS = (
-    ('numaops_numa_node_cpus', 'Online CPUs of the NUMA node.'),
-    ('numaops_numa_node_cores', 'Physical cores of the NUMA node whose topology is known.'),
-    ('numaops_numa_node_memory_total_bytes', 'MemTotal of the NUMA node.'),
-    ('numaops_numa_node_memory_free_bytes', 'MemFree of the NUMA node.'),
-    ('numaops_numa_node_hugepages_pages', 'Huge pages of the size on the NUMA node.'),
-    ('numaops_numa_node_hugepages_free_pages', 'Free huge pages of the size on the NUMA node.'),
-    ('numaops_numa_node_reserved_cpus', 'CPUs of the NUMA node in the kubelet reservedSystemCPUs.'),
-    ('numaops_numa_node_exclusive_cpus', 'CPUs of the NUMA node given exclusively to containers.'),
-    ('numaops_numa_node_free_exclusive_cpus', 'CPUs of the NUMA node still free for exclusive allocation.'),
-    ('numaops_container_exclusive_cpus', 'Exclusive CPUs of the container on the NUMA node.'),
-    ('numaops_container_numa_memory_bytes', 'Memory the kubelet memory manager pinned for the container.'),
-    ('numaops_kubelet_policy_info', 'The kubelet policies in the configuration and the state files.'),
-    ('numaops_numa_facts_unknown_entries', 'Files numa_facts could not read or parse.'),
-    ('numaops_numa_drift', 'Whether the node drifts from what is wanted (1) or not (0).'),
-    ('numaops_node_prep_last_run_timestamp_seconds', 'When node_prep last ran on the node (Unix time).'),
-)
-
-
-def _label_value(value):
-    return str(value).replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
-
-
-def _labels(pairs):
-    return '{%s}' % ','.join('%s="%s"' % (k, _label_value(v)) for k, v in pairs) if pairs else ''
-
-
-def render_textfile(facts, drift=None, last_run=None):
-    """The node_exporter textfile-collector text for one node's numa_facts (unknown values are left out)."""
-    series = dict((name, []) for name, _help in _METRICS)
-    for node in facts.get('numa_nodes') or []:
-        numa = [('numa_node', node['id'])]
-        if node.get('cpu_ids') is not None:
-            series['numaops_numa_node_cpus'].append((numa, len(node['cpu_ids'])))
-        if node.get('cores_complete'):
-            series['numaops_numa_node_cores'].append((numa, len(node['cores'])))
-        for key, metric in (('memory_total_bytes', 'numaops_numa_node_memory_total_bytes'),
-                            ('memory_free_bytes', 'numaops_numa_node_memory_free_bytes')):
-            if node.get(key) is not None:
-                series[metric].append((numa, node[key]))
-        for size, info in sorted((node.get('hugepages') or {}).items(), key=lambda kv: kv[1]['page_bytes']):
-            for key, metric in (('total', 'numaops_numa_node_hugepages_pages'), ('free', 'numaops_numa_node_hugepages_free_pages')):
-                if info.get(key) is not None:
-                    series[metric].append((numa + [('size', size)], info[key]))
-        for key, metric in (('reserved_cpus', 'numaops_numa_node_reserved_cpus'),
-                            ('exclusive_cpus', 'numaops_numa_node_exclusive_cpus'),
-                            ('free_exclusive_cpus', 'numaops_numa_node_free_exclusive_cpus')):
-            if node.get(key) is not None:
-                series[metric].append((numa, len(parse_cpuset(node[key]))))
-    cpu_node = dict((cpu, node['id']) for node in facts.get('numa_nodes') or [] for cpu in node.get('cpu_ids') or [])
-    kubelet = facts.get('kubelet') or {}
-    for item in (kubelet.get('cpu_manager') or {}).get('exclusive') or []:
-        per_node = {}
-        for cpu in item.get('cpu_ids') or []:
-            per_node.setdefault(cpu_node.get(cpu, 'unknown'), []).append(cpu)
-        for node_id, cpus in sorted(per_node.items(), key=lambda kv: str(kv[0])):
-            series['numaops_container_exclusive_cpus'].append((
-                [('namespace', item.get('namespace') or ''), ('pod', item.get('pod') or ''),
-                 ('container', item.get('container') or ''), ('pod_uid', item.get('pod_uid') or ''),
-                 ('numa_node', node_id), ('cpus', format_cpuset(cpus))], len(cpus)))
-    for item in (kubelet.get('memory_manager') or {}).get('containers') or []:
-        for block in item.get('blocks') or []:
-            if block.get('bytes') is None:
-                continue
-            series['numaops_container_numa_memory_bytes'].append((
-                [('namespace', item.get('namespace') or ''), ('pod', item.get('pod') or ''),
-                 ('container', item.get('container') or ''), ('pod_uid', item.get('pod_uid') or ''),
-                 ('numa_node', ','.join(str(n) for n in block.get('numa_nodes') or [])),
-                 ('resource', block.get('resource') or '')], block['bytes']))
-    policies = _policies(facts)
-    series['numaops_kubelet_policy_info'].append((
-        [(key, policies.get(key) or 'unknown') for key in
-         ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')]
-        + [('cgroup_version', (facts.get('cgroup') or {}).get('version') or 'unknown')], 1))
-    series['numaops_numa_facts_unknown_entries'].append(([], len(facts.get('unknown') or [])))
-    drifting = bool(node_drift(facts)) or bool(drift)
-    series['numaops_numa_drift'].append(([], 1 if drifting else 0))
-    if last_run is not None:
-        series['numaops_node_prep_last_run_timestamp_seconds'].append(([], last_run))
-    lines = []
-    for name, help_text in _METRICS:
-        if not series[name]:
-            continue
-        lines.append('# HELP %s %s' % (name, help_text))
-        lines.append('# TYPE %s gauge' % name)
-        for labels, value in series[name]:
-            lines.append('%s%s %s' % (name, _labels(labels), value if isinstance(value, int) else repr(float(value))))
-    return '\n'.join(lines) + '\n'

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of
 
 
@@ -29,7 +29,7 @@ def tool(name, package):
 
 @pytest.mark.parametrize('tree', ['xeon8358-2s', 'thunderx2-2s', 'synthetic-8numa'])
 def test_promtool_accepts_the_textfile(tree):
-    text = numa_report.render_textfile(facts_of(tree), drift=True, last_run=1764590000.25)
+    text = numa_textfile.render_textfile(facts_of(tree), drift=True, last_run=1764590000.25)
     proc = subprocess.run([tool('promtool', 'prometheus'), 'check', 'metrics'], input=text.encode(),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60, check=False)
     assert proc.returncode == 0 and proc.stdout == b'', proc.stdout.decode()
@@ -42,7 +42,7 @@ def free_port():
 
 
 def test_node_exporter_serves_the_textfile(tmp_path):
-    text = numa_report.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
+    text = numa_textfile.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
     directory = tmp_path / 'textfile'
     directory.mkdir()
     (directory / 'numaops_numa.prom').write_text(text)

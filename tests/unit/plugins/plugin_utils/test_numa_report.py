@@ -8,7 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_textfile
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
 
 
@@ -102,7 +102,7 @@ def test_node_drift_from_state_files():
 
 
 def test_textfile_series():
-    text = numa_report.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
+    text = numa_textfile.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
     lines = text.splitlines()
     assert 'numaops_numa_node_cpus{numa_node="0"} 64' in lines
     assert 'numaops_numa_node_free_exclusive_cpus{numa_node="0"} 48' in lines
@@ -125,7 +125,7 @@ def test_textfile_series():
 def test_textfile_leaves_unknown_values_out():
     from ansible_collections.numaops.colocation.plugins.module_utils import numa
     from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import SANDBOX
-    text = numa_report.render_textfile(numa.collect(SANDBOX), drift=True)
+    text = numa_textfile.render_textfile(numa.collect(SANDBOX), drift=True)
     assert 'memory_total_bytes' not in text and 'hugepages' not in text and 'numaops_numa_node_cores' not in text
     assert 'numaops_numa_node_cpus{numa_node="1"} 8' in text
     assert 'numaops_numa_drift 1' in text
@@ -135,5 +135,5 @@ def test_textfile_leaves_unknown_values_out():
 def test_label_values_escaped():
     facts = facts_of('thunderx2-2s')
     facts['kubelet']['cpu_manager']['exclusive'][1]['pod'] = 'a"b\\c\nd'
-    text = numa_report.render_textfile(facts)
+    text = numa_textfile.render_textfile(facts)
     assert 'pod="a\\"b\\\\c\\nd"' in text
