@@ -1,0 +1,120 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The recording rules files/prometheus/numaops-numa.rules.yml: checked and unit-tested by a real promtool
+(tests/system/prometheus/numaops-numa.rules.test.yml), then evaluated end to end by a real Prometheus scraping a real
+prometheus-node-exporter (cpu, meminfo_numa and textfile collectors) on 127.0.0.1 that reads this machine's /sys
+and the textfile numa_facts makes of this machine. Fails (does not skip) when the Debian packages prometheus and
+prometheus-node-exporter are missing (tests/apt-packages.txt; scripts/lib.sh ensure_apt). A load pinned to one NUMA
+node showing on that node only needs two NUMA nodes: that check belongs to the VM scenario."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+
+from ansible_collections.numaops.colocation.plugins.module_utils import numa
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
+from ansible_collections.numaops.colocation.tests.system.test_numa_textfile_exporter import free_port, tool
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULES = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'files', 'prometheus', 'numaops-numa.rules.yml')
+RULE_TESTS = os.path.join(HERE, 'prometheus', 'numaops-numa.rules.test.yml')
+
+
+def promtool(*args, cwd=None):
+    proc = subprocess.run([tool('promtool', 'prometheus')] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=120, check=False, cwd=cwd)
+    return proc.returncode, proc.stdout.decode()
+
+
+def test_promtool_checks_the_rules():
+    code, out = promtool('check', 'rules', RULES)
+    assert code == 0 and 'SUCCESS: 7 rules found' in out, out
+
+
+def test_promtool_rule_unit_tests():
+    code, out = promtool('test', 'rules', os.path.basename(RULE_TESTS), cwd=os.path.dirname(RULE_TESTS))
+    assert code == 0 and 'SUCCESS' in out, out
+
+
+def start(command, url, log):
+    """Start ``command`` and wait until ``url`` answers."""
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    log.seek(0)
+    raise AssertionError('%s did not answer on %s: %s' % (command[0], url, log.read().decode()[-2000:]))
+
+
+def stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def query(port, expr):
+    url = 'http://127.0.0.1:%d/api/v1/query?%s' % (port, urllib.parse.urlencode({'query': expr}))
+    with urllib.request.urlopen(url, timeout=10) as response:
+        body = json.loads(response.read().decode())
+    assert body['status'] == 'success', body
+    return dict((item['metric'].get('numa_node'), float(item['value'][1])) for item in body['data']['result'])
+
+
+def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
+    facts = numa.collect('/')
+    assert facts['numa_node_ids'], 'this machine shows no NUMA node in /sys/devices/system/node'
+    textfile = tmp_path / 'textfile'
+    textfile.mkdir()
+    (textfile / 'numaops_numa.prom').write_text(numa_textfile.render_textfile(facts))
+    exporter_port, prometheus_port = free_port(), free_port()
+    (tmp_path / 'prometheus.yml').write_text(json.dumps({
+        'global': {'scrape_interval': '1s', 'evaluation_interval': '1s'},
+        'rule_files': [RULES],
+        'scrape_configs': [{'job_name': 'node', 'static_configs': [{'targets': ['127.0.0.1:%d' % exporter_port]}]}],
+    }))
+    with open(tmp_path / 'exporter.log', 'w+b') as exporter_log, open(tmp_path / 'prometheus.log', 'w+b') as log:
+        exporter = start([tool('prometheus-node-exporter', 'prometheus-node-exporter'),
+                          '--web.listen-address=127.0.0.1:%d' % exporter_port, '--collector.disable-defaults',
+                          '--collector.cpu', '--collector.meminfo_numa', '--collector.textfile',
+                          '--collector.textfile.directory=%s' % textfile],
+                         'http://127.0.0.1:%d/metrics' % exporter_port, exporter_log)
+        try:
+            prometheus = start([tool('prometheus', 'prometheus'), '--config.file=%s' % (tmp_path / 'prometheus.yml'),
+                                '--storage.tsdb.path=%s' % (tmp_path / 'data'),
+                                '--web.listen-address=127.0.0.1:%d' % prometheus_port],
+                               'http://127.0.0.1:%d/-/ready' % prometheus_port, log)
+            try:
+                cpu = memory = {}
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and not (cpu and memory):
+                    time.sleep(1)
+                    cpu = query(prometheus_port, 'instance_numa_node:node_cpu_utilisation:rate5m')
+                    memory = query(prometheus_port, 'instance_numa_node:node_memory_numa_used_without_cache_bytes')
+                log.seek(0)
+                assert cpu and memory, 'no recorded series after 60 s: %s' % log.read().decode()[-2000:]
+                info = query(prometheus_port, 'count by (numa_node) (numaops_numa_cpu_info)')
+            finally:
+                stop(prometheus)
+        finally:
+            stop(exporter)
+    nodes = dict((str(node['id']), node) for node in facts['numa_nodes'])
+    # one series per NUMA node of this machine, each CPU joined to its node
+    assert sorted(cpu) == sorted(memory) == sorted(info) == sorted(nodes)
+    for name, node in nodes.items():
+        assert info[name] == len(node['cpu_ids'])
+        assert 0.0 <= cpu[name] <= 1.0
+        assert 0 < memory[name] < node['memory_total_bytes']
