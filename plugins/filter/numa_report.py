@@ -9,7 +9,8 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_textfile
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile as textfile
 
 
 def _entry(item):
@@ -46,7 +47,7 @@ def numa_report_json(value, generated=None):
 def numa_textfile(value, drift=None, last_run=None):
     if not isinstance(value, dict) or 'numa_nodes' not in value:
         raise AnsibleFilterError('numa_textfile: expected the numaops_numa fact of numaops.colocation.numa_facts')
-    return numa_textfile.render_textfile(value, drift=drift, last_run=last_run)
+    return textfile.render_textfile(value, drift=drift, last_run=last_run)
 
 
 class FilterModule:

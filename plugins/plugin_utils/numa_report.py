@@ -75,8 +75,10 @@ def node_drift(facts):
     return reasons
 
 
-CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes')
-MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks')
+CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes', 'stale')
+MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks', 'stale')
+PLACEMENT_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'container_id', 'qos', 'cgroup', 'cpus', 'cpu_count',
+                  'mems', 'exclusive', 'numa')
 
 
 def _pick(item, keys):
@@ -115,6 +117,8 @@ def fleet_data(fleet, generated=None):
             'numa_nodes': nodes,
             'containers': [_pick(item, CONTAINER_KEYS) for item in cpu_manager.get('exclusive') or []],
             'memory_placements': [_pick(item, MEMORY_KEYS) for item in memory_manager.get('containers') or []],
+            'placement': (None if not facts or facts.get('placement') is None else
+                          [_pick(item, PLACEMENT_KEYS) for item in facts['placement'].get('containers') or []]),
             'pci_devices': facts.get('pci_devices'),
             'drift': drift, 'drift_known': bool(facts) and (facts.get('kubelet') or {}).get('config') is not None,
             'last_run': entry.get('last_run'),
@@ -137,7 +141,7 @@ table.fleet tbody tr:nth-child(even){background:#f8f9fa}
 .drift{color:#c92a2a;font-weight:600} .ok{color:#2b8a3e}
 .legend span.sw{display:inline-block;width:12px;height:12px;border:1px solid #868e96;vertical-align:-2px;margin-right:4px}
 .legend{margin:4px 0 8px;display:flex;flex-wrap:wrap;gap:4px 14px}
-.unknown{color:#862e9c} .small{font-size:11px;color:#495057}
+.unknown{color:#862e9c} .stale{color:#868e96;text-decoration:line-through} .small{font-size:11px;color:#495057}
 table.dist td{text-align:center;min-width:28px}
 svg text{font-family:inherit}
 '''
@@ -186,6 +190,8 @@ def _cpu_roles(facts, colours):
     if kubelet.get('reserved_cpus'):
         reserved = set(parse_cpuset(kubelet['reserved_cpus']))
     for item in (kubelet.get('cpu_manager') or {}).get('exclusive') or []:
+        if item.get('stale'):
+            continue      # its pod has no cgroup: never drawn as live
         label = container_label(item)
         for cpu in item.get('cpu_ids') or []:
             roles[cpu] = ('exclusive', label, colours[label])
@@ -325,11 +331,52 @@ def _distance_table(facts):
     return ''.join(out)
 
 
+def _size(value):
+    if value is None:
+        return '?'
+    for unit, factor in (('GiB', 1024 ** 3), ('MiB', 1024 ** 2), ('KiB', 1024)):
+        if value >= factor:
+            return '%.1f %s' % (value / float(factor), unit)
+    return '%d B' % value
+
+
+def placement_label(item):
+    """namespace/pod/container of a container cgroup; the pod UID and the container ID's first 12 digits where
+    the pods given do not name it (a sandbox, or a pod not given)."""
+    pod = '%s/%s' % (item.get('namespace'), item['pod']) if item.get('pod') else 'pod ' + str(item.get('pod_uid'))
+    return '%s/%s' % (pod, item.get('container') or (item.get('container_id') or '?')[:12])
+
+
+def _placement_table(row):
+    """Every container where the kernel placed it: its cgroup's CPUs and memory per NUMA node."""
+    if row['placement'] is None:
+        return ('<p class="small" data-field="placement-unknown">Container placement from cgroups: unknown (see the '
+                'unknown entries).</p>')
+    out = ['<div><b>Containers where the kernel placed them</b> <span class="small">(cgroup cpuset.cpus.effective, '
+           'cpuset.mems.effective, memory.numa_stat; memory per NUMA node as anon+kernel / page cache)</span>'
+           '<table class="placement"><tr><th>Container</th><th>QoS</th><th>CPUs</th><th>Memory nodes</th>'
+           '<th>Per NUMA node: CPUs, memory</th></tr>']
+    for item in sorted(row['placement'], key=placement_label):
+        per_node = '; '.join(
+            'N%d: %d CPUs, %s / %s' % (n['numa_node'], n['cpu_count'],
+                                       _size(None if n['anon_bytes'] is None else n['anon_bytes'] + n['kernel_bytes']),
+                                       _size(n['file_bytes'])) for n in item.get('numa') or [])
+        out.append('<tr data-field="placement" data-container="%s" data-qos="%s" data-cpus="%s" data-exclusive="%s">'
+                   '<td title="%s">%s</td><td>%s</td><td>%s%s</td><td>%s</td><td>%s</td></tr>'
+                   % (_esc(placement_label(item)), _esc(item.get('qos')), _esc(item.get('cpus')),
+                      _esc(item.get('exclusive')), _esc(item.get('cgroup')), _esc(placement_label(item)),
+                      _esc(item.get('qos')), _esc(item.get('cpus') if item.get('cpus') is not None else 'unknown'),
+                      ' (exclusive)' if item.get('exclusive') else '', _esc(item.get('mems') or 'unknown'),
+                      _esc(per_node or 'unknown')))
+    out.append('</table></div>')
+    return ''.join(out)
+
+
 def _node_section(index, row, facts):
     colours = {}
     for item in ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('exclusive') or []:
-        label = container_label(item)
-        colours.setdefault(label, PALETTE[len(colours) % len(PALETTE)])
+        if not item.get('stale'):
+            colours.setdefault(container_label(item), PALETTE[len(colours) % len(PALETTE)])
     out = ['<section class="node" id="node-%d" data-node="%s"><h2>%s</h2>' % (index, _esc(row['name']), _esc(row['name']))]
     if row['error']:
         out.append('<p class="drift">Not read: %s</p></section>' % _esc(row['error']))
@@ -348,6 +395,12 @@ def _node_section(index, row, facts):
               '<span><span class="sw" style="background:#fff;border:2px solid #212529"></span>isolated</span>']
     for item in row['containers']:
         label = container_label(item)
+        if item.get('stale'):
+            legend.append('<span data-field="container" data-container="%s" data-cpus="%s" data-stale="true" '
+                          'class="stale">stale, not drawn: %s: CPUs %s in cpu_manager_state, but the pod has no '
+                          'cgroup (no longer running)</span>' % (_esc(label), _esc(item['cpus']), _esc(label),
+                                                                 _esc(item['cpus'])))
+            continue
         legend.append('<span data-field="container" data-container="%s" data-cpus="%s"><span class="sw" '
                       'style="background:%s"></span>%s: CPUs %s (NUMA %s)</span>'
                       % (_esc(label), _esc(item['cpus']), colours.get(label, '#000'), _esc(label), _esc(item['cpus']),
@@ -362,7 +415,10 @@ def _node_section(index, row, facts):
             blocks = ', '.join('%s %s on NUMA %s' % (b.get('resource'), _gib(b.get('bytes')),
                                                      ','.join(str(n) for n in b.get('numa_nodes') or []))
                                for b in item.get('blocks') or [])
-            out.append('<tr><td>%s</td><td>%s</td></tr>' % (_esc(container_label(item)), _esc(blocks)))
+            out.append('<tr%s><td>%s</td><td>%s%s</td></tr>'
+                       % (' data-stale="true" class="stale"' if item.get('stale') else '',
+                          _esc(container_label(item)), _esc(blocks),
+                          ' (stale: the pod has no cgroup, no longer running)' if item.get('stale') else ''))
         out.append('</table></div>')
     devices = row['pci_devices'] or []
     if devices:
@@ -373,6 +429,7 @@ def _node_section(index, row, facts):
                           _esc('unknown' if dev.get('numa_node') is None else dev['numa_node'])))
         out.append('</table></div>')
     out.append('</div>')
+    out.append(_placement_table(row))
     if row['drift']:
         out.append('<p class="drift">Drift: %s</p>' % _esc('; '.join(row['drift'])))
     if row['unknown']:

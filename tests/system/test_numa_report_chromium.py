@@ -82,6 +82,10 @@ def test_chromium_dom_matches_the_facts(report, tmp_path):
     cpus = [e for e in dom.elements if e.get('class') == 'cpu']
     worker = sorted(int(e['data-cpu']) for e in cpus if e.get('data-container') == 'batch/spark-exec-7/worker')
     assert worker == tx2['kubelet']['cpu_manager']['exclusive'][1]['cpu_ids'] == [2, 3, 4, 5]
+    # every container where the kernel placed it (xeon-1 and its 200 copies), the stale entry of tx2-1 marked
+    nginx = [e for e in dom.elements if e.get('data-field') == 'placement' and e['data-container'] == 'web/nginx-7d9c/nginx']
+    assert len(nginx) == 201 and nginx[0]['data-cpus'] == '0,8-64,72-127' and nginx[0]['data-qos'] == 'Burstable'
+    assert [e['data-cpus'] for e in dom.elements if e.get('data-stale') == 'true'] == ['30-33']
     # the JSON Chromium parsed out of the page is the report's data
     script = next(e for e in dom.elements if e.get('id') == 'numa-data')
     data = json.loads(script['_text'])

@@ -56,4 +56,8 @@ def test_numa_report_playbook(tmp_path, check):
     if check:
         assert not prom.exists()           # check mode writes nothing on the nodes
     else:
-        assert 'numaops_numa_node_cpus{numa_node="0"} 28' in prom.read_text()
+        text = prom.read_text()
+        assert 'numaops_numa_node_cpus{numa_node="0"} 28' in text
+        assert 'numaops_numa_cpu_info{cpu="28",core="0",socket="1",numa_node="1"} 1' in text
+        assert 'numaops_container_numa_cpus{namespace="batch",pod="spark-exec-7",container="worker"' in text
+        assert 'numaops_kubelet_stale_checkpoint_entries 1' in text

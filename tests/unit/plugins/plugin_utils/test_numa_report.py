@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_textfile
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import MIB, UID_GONE, cid
 
 
 class Collect(HTMLParser):
@@ -137,3 +138,51 @@ def test_label_values_escaped():
     facts['kubelet']['cpu_manager']['exclusive'][1]['pod'] = 'a"b\\c\nd'
     text = numa_textfile.render_textfile(facts)
     assert 'pod="a\\"b\\\\c\\nd"' in text
+
+
+def test_textfile_cpu_info_and_every_container():
+    lines = numa_textfile.render_textfile(facts_of('xeon8358-2s')).splitlines()
+    info = [line for line in lines if line.startswith('numaops_numa_cpu_info{')]
+    assert len(info) == 128
+    assert 'numaops_numa_cpu_info{cpu="65",core="1",socket="0",numa_node="0"} 1' in info
+    assert 'numaops_numa_cpu_info{cpu="127",core="31",socket="1",numa_node="1"} 1' in info
+    nginx = ('namespace="web",pod="nginx-7d9c",container="nginx",pod_uid="3f2a9c1d-7b4e-4d8a-a6c5-0e1f2a3b4c05",'
+             'container_id="%s",qos="Burstable"' % cid('nginx'))
+    assert 'numaops_container_numa_cpus{%s,numa_node="1"} 64' % nginx in lines
+    assert 'numaops_container_numa_memory_used_bytes{%s,numa_node="1",type="file"} %d' % (nginx, 500 * MIB) in lines
+    assert 'numaops_kubelet_stale_checkpoint_entries 0' in lines
+
+
+def test_textfile_leaves_stale_entries_out():
+    lines = numa_textfile.render_textfile(facts_of('thunderx2-2s')).splitlines()
+    assert 'numaops_kubelet_stale_checkpoint_entries 1' in lines
+    assert not [line for line in lines if UID_GONE in line]
+    assert 'numaops_numa_node_exclusive_cpus{numa_node="1"} 0' in lines
+
+
+def test_html_every_container_where_the_kernel_placed_it():
+    html = numa_report.render_html([{'name': 'xeon-1', 'facts': facts_of('xeon8358-2s')},
+                                    {'name': 'tx2-1', 'facts': facts_of('thunderx2-2s')}])
+    doc = parse(html)
+    rows = [a for t, a in doc.tags if a.get('data-field') == 'placement']
+    assert len(rows) == 7 + 2
+    placed = dict((a['data-container'], a) for a in rows)
+    assert (placed['web/nginx-7d9c/nginx']['data-qos'], placed['web/nginx-7d9c/nginx']['data-cpus']) == \
+        ('Burstable', '0,8-64,72-127')
+    assert placed['batch/logger-0/log']['data-qos'] == 'BestEffort'
+    assert placed['telco/dpdk-fwd-0/dpdk']['data-exclusive'] == 'True'
+    assert 'pod 5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d06/%s' % cid('log')[:12] in placed   # a pod not given: its UID
+    # the stale entry of tx2-1 is marked and its CPUs are not drawn as a container's
+    stale = [a for t, a in doc.tags if a.get('data-stale') == 'true']
+    assert [a['data-cpus'] for a in stale] == ['30-33']
+    cpus = dict((a['data-cpu'], a['data-role']) for t, a in doc.tags if a.get('class') == 'cpu'
+                and a['data-cpu'] in ('30', '31', '32', '33'))
+    assert set(cpus.values()) == {'shared'}
+    data = json.loads(doc.script)
+    assert data['nodes'][0]['containers'][0]['stale'] is True
+    assert len(data['nodes'][1]['placement']) == 7
+
+
+def test_html_placement_unknown():
+    html = numa_report.render_html([{'name': 'epyc-1', 'facts': facts_of('synthetic-8numa')}])
+    assert 'data-field="placement-unknown"' in html
