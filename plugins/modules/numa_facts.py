@@ -24,8 +24,16 @@ description:
     CPUs with their NUMA nodes; from C(memory_manager_state) the memory manager's per-NUMA-node machine state and
     each container's memory blocks with their NUMA nodes. Checkpoint formats of kubelet 1.23 to 1.37 (with and
     without the C(data) field) are read.
+  - Every container of every QoS class (Guaranteed, Burstable, BestEffort) where the kernel placed it, from its
+    cgroup v2 under the kubelet's kubepods cgroup (C(kubepods.slice/...) with the systemd cgroup driver,
+    C(kubepods/...) with cgroupfs, below the kubelet's C(cgroupRoot)) -
+    C(cpuset.cpus.effective), C(cpuset.mems.effective) and C(memory.numa_stat) (anon, page cache and kernel
+    memory per NUMA node). Each file is read with a size limit; a file that is missing, too large, not UTF-8
+    or does not parse is listed in C(unknown). On cgroup v1 the placement is not read (V(null)).
+  - An entry of C(cpu_manager_state) or C(memory_manager_state) whose pod has no cgroup is marked C(stale) (the
+    pod no longer runs); its CPUs do not count as exclusive.
   - With O(pods) (the node's pods from the API), placements carry the namespace and pod name as well as the
-    pod UID. A UID not among O(pods) keeps namespace and pod V(null) (a pod deleted since, or a static pod
+    pod UID, and container cgroups their container name. A UID not among O(pods) keeps namespace and pod V(null) (a pod deleted since, or a static pod
     whose mirror pod was not given).
   - A file that is missing, unreadable or does not parse is listed in C(unknown) with its path and why; its
     value is V(null). Nothing is guessed.
@@ -66,8 +74,10 @@ options:
     default: /var/lib/kubelet
   pods:
     description:
-      - The node's pods as API objects (C(metadata.namespace), C(metadata.name), C(metadata.uid) and the
-        C(kubernetes.io/config.mirror) annotation are used), for example the C(resources) of
+      - The node's pods as API objects (C(metadata.namespace), C(metadata.name), C(metadata.uid), the
+        C(kubernetes.io/config.mirror) annotation and the C(name) and C(containerID) of
+        C(status.containerStatuses), C(status.initContainerStatuses) and C(status.ephemeralContainerStatuses) are
+        used), for example the C(resources) of
         C(kubernetes.core.k8s_info) with C(field_selectors=spec.nodeName=<node>).
     type: list
     elements: dict
@@ -76,6 +86,8 @@ notes:
   - Free exclusive CPUs of a NUMA node are, under the static CPU manager policy, the CPUs of its default set that
     are not in C(reservedSystemCPUs); without the static policy no CPU is exclusive and the value is V(null).
   - A PCI device whose C(numa_node) is V(-1) (the firmware gives no locality) has C(numa_node) V(null).
+  - Exclusive CPUs and memory blocks come from the kubelet's checkpoint files. The kubelet's pod-resources gRPC
+    API is not used (the node would need a gRPC library, for example Debian's C(python3-grpcio)).
 seealso:
   - module: numaops.colocation.kubelet_config
   - name: NUMA topology and placement (docs/numa.md)
@@ -101,7 +113,12 @@ EXAMPLES = r'''
 - name: Exclusive CPUs per container
   ansible.builtin.debug:
     msg: "{{ item.namespace }}/{{ item.pod }}/{{ item.container }}: CPUs {{ item.cpus }} on NUMA {{ item.numa_nodes }}"
-  loop: "{{ numaops_numa.kubelet.cpu_manager.exclusive | default([], true) }}"
+  loop: "{{ numaops_numa.kubelet.cpu_manager.exclusive | default([], true) | rejectattr('stale') }}"
+
+- name: Every container where the kernel placed it
+  ansible.builtin.debug:
+    msg: "{{ item.namespace }}/{{ item.pod }}/{{ item.container }} ({{ item.qos }}): CPUs {{ item.cpus }}, memory nodes {{ item.mems }}"
+  loop: "{{ (numaops_numa.placement | default({}, true)).containers | default([]) }}"
 '''
 
 RETURN = r'''
@@ -196,12 +213,45 @@ ansible_facts:
           description:
             - C(config_path), C(config) (the scalars read), C(reserved_cpus).
             - C(cpu_manager) with C(policy), C(default_cpus) and C(exclusive) (each with C(pod_uid), C(namespace),
-              C(pod), C(container), C(cpus), C(cpu_count), C(numa_nodes)).
+              C(pod), C(container), C(cpus), C(cpu_count), C(numa_nodes), C(stale)).
             - C(memory_manager) with C(policy), C(machine_state) (per NUMA node and resource C(total),
               C(systemReserved), C(allocatable), C(reserved), C(free) bytes) and C(containers) (each with
-              C(pod_uid), C(namespace), C(pod), C(container), C(numa_nodes) and C(blocks) of C(resource), C(bytes),
-              C(numa_nodes)).
+              C(pod_uid), C(namespace), C(pod), C(container), C(numa_nodes), C(stale) and C(blocks) of C(resource),
+              C(bytes), C(numa_nodes)).
+            - C(stale) is V(true) when the entry's pod has no cgroup (it no longer runs), V(false) when it has one,
+              V(null) when the cgroups could not be read.
           type: dict
+        placement:
+          description:
+            - Every container cgroup under the kubepods cgroup, where the kernel placed it; V(null) when the
+              cgroups could not be read (cgroup v1, no kubepods cgroup; C(unknown) says why).
+          type: dict
+          contains:
+            driver:
+              description: The cgroup driver whose layout was read.
+              type: str
+              sample: systemd
+            kubepods:
+              description: The kubepods cgroup read.
+              type: str
+              sample: /sys/fs/cgroup/kubepods.slice
+            pod_uids:
+              description: UIDs of the pods that have a cgroup.
+              type: list
+              elements: str
+            containers:
+              description:
+                - One entry per container cgroup (the pod sandbox included), each with C(pod_uid), C(namespace),
+                  C(pod), C(container) (V(null) when O(pods) does not name it), C(container_id), C(runtime),
+                  C(qos) (V(Guaranteed), V(Burstable) or V(BestEffort)), C(cgroup) (its path), C(cpus) and
+                  C(cpu_count) (C(cpuset.cpus.effective)), C(cpu_numa_nodes), C(mems) (C(cpuset.mems.effective)),
+                  C(memory_known), C(exclusive) (its CPUs are the CPU manager's exclusive ones; V(null) without a
+                  container name).
+                - C(numa), one entry per NUMA node holding its CPUs or memory, with C(numa_node), C(cpus),
+                  C(cpu_count), C(anon_bytes), C(file_bytes) (page cache) and C(kernel_bytes) (kernel stack,
+                  page tables, slab) of C(memory.numa_stat).
+              type: list
+              elements: dict
         unknown:
           description: What could not be read, each with C(path) and C(reason).
           type: list

@@ -25,6 +25,25 @@ RULES = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'files', 'prometheu
 RULE_TESTS = os.path.join(HERE, 'prometheus', 'numaops-numa.rules.test.yml')
 
 
+def doc_queries():
+    """The PromQL expressions of docs/numa.md's promql block (each after its comment line)."""
+    with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), 'docs', 'numa.md')) as handle:
+        text = handle.read()
+    block = text.split('```promql\n', 1)[1].split('```', 1)[0]
+    queries, current = [], []
+    for line in block.splitlines():
+        if line.startswith('#'):
+            if current:
+                queries.append(' '.join(current))
+            current = []
+        elif line.strip():
+            current.append(line.strip())
+    if current:
+        queries.append(' '.join(current))
+    assert len(queries) == 6, queries
+    return queries
+
+
 def promtool(*args, cwd=None):
     proc = subprocess.run([tool('promtool', 'prometheus')] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=120, check=False, cwd=cwd)
@@ -107,6 +126,8 @@ def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
                 log.seek(0)
                 assert cpu and memory, 'no recorded series after 60 s: %s' % log.read().decode()[-2000:]
                 info = query(prometheus_port, 'count by (numa_node) (numaops_numa_cpu_info)')
+                for expr in doc_queries():     # every query docs/numa.md shows is accepted by this Prometheus
+                    query(prometheus_port, expr)
             finally:
                 stop(prometheus)
         finally:
