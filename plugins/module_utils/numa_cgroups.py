@@ -262,4 +262,3 @@ def _container(reader, rel, qos, uid, found, names, cpu_node):
             'cpus': None if cpus is None else format_cpuset(cpus), 'cpu_count': None if cpus is None else len(cpus),
             'cpu_numa_nodes': sorted(per_node), 'mems': None if mems is None else format_cpuset(mems),
             'memory_known': memory is not None, 'numa': numa}
-

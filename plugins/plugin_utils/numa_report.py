@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import parse_cpuset
 
 REPORT_SCHEMA = 1
 COLOURS = {'reserved': '#e8590c', 'shared': '#dee2e6', 'unknown': '#ffffff'}

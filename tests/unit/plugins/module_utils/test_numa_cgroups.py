@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.numaops.colocation.plugins.module_utils import numa, numa_cgroups
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils import numa_trees
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import (
-    GIB, MIB, UID_A, UID_C, UID_GONE, UID_LOG, UID_WEB, cid, tree)
+    GIB, MIB, UID_C, UID_GONE, UID_LOG, UID_WEB, cid, tree)
 
 
 def load(root):
