@@ -17,12 +17,12 @@ description:
   - Derives, from one profile in the shape of OpenShift's PerformanceProfile and the node's topology (read as
     M(numaops.colocation.numa_facts) reads it), the reserved and isolated CPUs, the kubelet settings, the kernel
     arguments of CPU isolation and of huge pages reserved at boot, and irqbalance's banned CPUs.
-  - Writes what is files of the node - irqbalance's C(IRQBALANCE_BANNED_CPULIST) in O(irqbalance_path), and a
+  - Writes the node's files - irqbalance's C(IRQBALANCE_BANNED_CPULIST) in O(irqbalance_path), and a
     systemd unit (O(unit_path), enabled for C(multi-user.target)) that sets the huge pages of each NUMA node
     before C(kubelet.service) starts at boot. Each file is replaced atomically, keeping its mode, owner and
     links; a failure puts back every file the run changed.
   - Returns the kubelet settings (RV(kubelet), named as the options of M(numaops.colocation.kubelet_config)) and
-    the kernel arguments (RV(kernel_args), for M(numaops.colocation.kernel_cmdline)) without applying them: the
+    the kernel arguments (RV(kernel_args), for M(numaops.colocation.kernel_cmdline)) without applying them; the
     kubelet and the kernel command line are changed by those modules (the node_prep role's kubelet and kernel
     steps).
   - Every refusal comes before anything is written and names the field, the value and what is allowed - CPUs
@@ -60,7 +60,7 @@ options:
         V(single-numa-node).
       - C(isolation) - V(true) (the default) derives the isolation kernel arguments and irqbalance's banned CPUs
         from C(cpu.isolated); V(false) only reserves the CPUs for the kubelet.
-      - C(realtime) - only V(false): the real-time kernel and its hints are not set by this collection.
+      - C(realtime) - only V(false); the real-time kernel and its hints are not set by this collection.
     type: dict
     required: true
   topology_root:
@@ -83,7 +83,7 @@ options:
 notes:
   - The kernel arguments and the huge pages take effect at the next boot; RV(hugepages_drift) lists the NUMA
     nodes whose allocated huge pages differ from the profile until then.
-  - irqbalance reads its file when it starts; restart it after a change (RV(irqbalance.changed)).
+  - irqbalance reads its file when it starts; restart it after a change (C(changed) of RV(irqbalance)).
   - A file with an active, non-empty C(IRQBALANCE_BANNED_CPUS) (the deprecated hex mask, which irqbalance takes
     before the CPU list) is refused.
 seealso:
@@ -153,7 +153,7 @@ kubelet:
     - The kubelet settings of the profile as options of M(numaops.colocation.kubelet_config) -
       C(cpu_manager_policy), C(reserved_system_cpus), C(topology_manager_policy), and with V(restricted) or
       V(single-numa-node) C(memory_manager_policy=Static) with C(reserved_memory=auto); with
-      V(single-numa-node) C(cpu_manager_policy_options) C({full-pcpus-only: "true"}).
+      V(single-numa-node) C(cpu_manager_policy_options) with C(full-pcpus-only) V(true).
   returned: always
   type: dict
   sample: {cpu_manager_policy: static, reserved_system_cpus: "0,64", topology_manager_policy: best-effort}
