@@ -153,9 +153,9 @@ def derive_cpus_of(cpu, facts, errors):
         return None, None, []
     split = _split_cores(facts, reserved, isolated)
     if split:
-        errors.append('profile.cpu: SMT siblings split between reserved and isolated: %s; put every sibling of a '
-                      'core on the same side' % '; '.join(split[:4]) + (' (and %d more)' % (len(split) - 4)
-                                                                       if len(split) > 4 else ''))
+        more = ' (and %d more)' % (len(split) - 4) if len(split) > 4 else ''
+        errors.append('profile.cpu: SMT siblings split between reserved and isolated: %s%s; put every sibling of a '
+                      'core on the same side' % ('; '.join(split[:4]), more))
     return reserved, isolated, detail
 
 
@@ -217,8 +217,8 @@ def derive_pages(hugepages, facts, errors):
     for size in PAGE_SIZES:
         if (size, None) in seen and any(key[0] == size and key[1] is not None for key in seen):
             errors.append('profile.hugepages.pages[%d]: %s pages without a node and %s pages on named NUMA nodes; '
-                          'give every %s entry a node, or one entry without a node' % (seen[(size, None)], size,
-                                                                                     size, size))
+                          'give every %s entry a node, or one entry without a node'
+                          % (seen[(size, None)], size, size, size))
     for node in sorted(wanted_bytes):
         total = (_node_of(facts, node) or {}).get('memory_total_bytes')
         if total is not None and wanted_bytes[node] >= total:

@@ -283,7 +283,7 @@ def run(module):
         diffs.append({'before_header': link[0], 'after_header': link[0], 'before': '',
                       'after': 'symbolic link to %s\n' % link[1]})
     if changed and not module.check_mode:
-        changes = Changes(mover=lambda tmp, dest: module.atomic_move(tmp, dest))
+        changes = Changes(mover=module.atomic_move)
         try:
             for path, old, new, _what in files:
                 if old != new:

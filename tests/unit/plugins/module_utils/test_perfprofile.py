@@ -118,8 +118,8 @@ def test_pages_without_node_are_reserved_at_boot(one):
 
 
 def test_unit_sets_each_node_before_the_kubelet():
-    pages = [{'size': '2M', 'kib': 2048, 'count': 256, 'node': 1}, {'size': '1G', 'kib': 1048576, 'count': 4,
-                                                                     'node': 0}]
+    pages = [{'size': '2M', 'kib': 2048, 'count': 256, 'node': 1},
+             {'size': '1G', 'kib': 1048576, 'count': 4, 'node': 0}]
     entries = systemd_unit.parse_unit(perfprofile.huge_pages_unit(pages))
     values = [(section, key, value) for section, key, value, _line in entries]
     assert ('Unit', 'Before', 'kubelet.service') in values

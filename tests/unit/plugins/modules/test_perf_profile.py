@@ -46,8 +46,9 @@ def snapshot(base):
     return found
 
 
-def run(capsys, node, profile=PROFILE, topology=XEON, **kwargs):
-    return run_module(perf_profile, capsys, profile=profile, topology_root=topology, **dict(node, **kwargs))
+def run(capsys, node, profile=None, topology=XEON, **kwargs):
+    return run_module(perf_profile, capsys, profile=profile or PROFILE, topology_root=topology,
+                      **dict(node, **kwargs))
 
 
 def test_check_mode_predicts_the_run_and_the_second_run_changes_nothing(capsys, node, tmp_path):
@@ -132,8 +133,8 @@ def test_a_foreign_enable_link_is_refused(capsys, node, tmp_path):
 
 
 def test_huge_pages_only_touches_no_irqbalance_and_no_kernel(capsys, node, tmp_path):
-    profile = {'hugepages': {'pages': [{'size': '2M', 'count': 1024, 'node': 0}, {'size': '2M', 'count': 256,
-                                                                                   'node': 1}]}}
+    profile = {'hugepages': {'pages': [{'size': '2M', 'count': 1024, 'node': 0},
+                                       {'size': '2M', 'count': 256, 'node': 1}]}}
     result = run(capsys, node, profile=profile)
     assert result['changed'] and result['kernel_args'] == [] and result['kubelet'] == {}
     assert result['irqbalance'] == {'path': None, 'banned_cpus': None, 'changed': False}
