@@ -109,11 +109,13 @@ def container_of_dir(driver, name):
 
 def container_index(pods):
     """{64-hex container ID: (pod UID, container name)} from the API pods' container statuses (init and
-    ephemeral containers too)."""
+    ephemeral containers too). The UID is the one the pod's cgroup is named after: a mirror pod's is the static
+    pod's (its kubernetes.io/config.mirror annotation), not its metadata.uid."""
     index = {}
     for pod in pods or []:
         meta = (pod or {}).get('metadata') or {}
         status = (pod or {}).get('status') or {}
+        uid = ((meta.get('annotations') or {}).get(cg.MIRROR_POD_ANNOTATION)) or meta.get('uid')
         for key in ('containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses'):
             for item in status.get(key) or []:
                 cid = (item or {}).get('containerID') or ''
@@ -121,7 +123,7 @@ def container_index(pods):
                     _runtime, hexid = cg.parse_container_id(cid)
                 except cg.CgroupPathError:
                     continue
-                index[hexid] = (meta.get('uid'), item.get('name'))
+                index[hexid] = (uid, item.get('name'))
     return index
 
 

@@ -201,3 +201,18 @@ def test_module_returns_placement(capsys):
     result = run_module(numa_facts, capsys, root=root)
     placement = result['ansible_facts']['numaops_numa']['placement']
     assert len(placement['containers']) == 7 and placement['driver'] == 'systemd'
+
+
+def test_container_index_mirror_pod_and_odd_statuses():
+    static_hash = '0123456789abcdef0123456789abcdef'
+    pods = [
+        {'metadata': {'uid': '11111111-2222-4333-8444-555555555555', 'namespace': 'kube-system', 'name': 'etcd-n1',
+                      'annotations': {'kubernetes.io/config.mirror': static_hash}},
+         'status': {'containerStatuses': [{'name': 'etcd', 'containerID': 'containerd://' + cid('etcd')}]}},
+        {'metadata': {'uid': UID_WEB},
+         'status': {'initContainerStatuses': [{'name': 'init', 'containerID': 'cri-o://' + cid('init')}],
+                    'containerStatuses': [{'name': 'waiting'}, {'name': 'bad', 'containerID': 'containerd://../x'},
+                                          None]}},
+    ]
+    # the static pod's cgroup is named after its config hash: so is its container
+    assert numa_cgroups.container_index(pods) == {cid('etcd'): (static_hash, 'etcd'), cid('init'): (UID_WEB, 'init')}
