@@ -341,13 +341,21 @@ def huge_pages_unit(node_pages):
     return '\n'.join(lines)
 
 
-def hugepages_drift(node_pages, facts):
-    """[{'node', 'size', 'wanted', 'allocated'}] of the per-node pages whose count in sysfs differs (allocated
-    None: the node's count is unknown)."""
+def _allocated(facts, node, kib):
+    entry = (_node_of(facts, node) or {}).get('hugepages') or {}
+    return (entry.get(_size_name(kib)) or {}).get('total')
+
+
+def hugepages_drift(pages, facts):
+    """[{'node', 'size', 'wanted', 'allocated'}] of the pages whose count in sysfs differs: per NUMA node, or for
+    pages without a node (``node`` None) the sum over the NUMA nodes (allocated None: a count is unknown)."""
     drift = []
-    for page in node_pages:
-        entry = (_node_of(facts, page['node']) or {}).get('hugepages') or {}
-        allocated = (entry.get(_size_name(page['kib'])) or {}).get('total')
+    for page in pages:
+        if page['node'] is None:
+            counts = [_allocated(facts, node, page['kib']) for node in facts.get('numa_node_ids') or []]
+            allocated = None if not counts or None in counts else sum(counts)
+        else:
+            allocated = _allocated(facts, page['node'], page['kib'])
         if allocated != page['count']:
             drift.append({'node': page['node'], 'size': page['size'], 'wanted': page['count'],
                           'allocated': allocated})

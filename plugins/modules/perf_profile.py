@@ -185,8 +185,8 @@ hugepages_unit:
   returned: always
   type: dict
 hugepages_drift:
-  description: The per-node pages whose count in sysfs differs - C(node), C(size), C(wanted), C(allocated)
-    (null - unknown).
+  description: The pages whose count in sysfs differs - C(node), C(size), C(wanted), C(allocated) (null -
+    unknown); for pages without a node C(node) is null and C(allocated) the sum over the NUMA nodes.
   returned: always
   type: list
   elements: dict
@@ -262,6 +262,9 @@ def plan(module, derived):
         unit.update(path=path, link=link_path, changed=new != old or link_wrong)
         files.append((path, old, new, 'unit'))
         link = (link_path, path) if link_wrong else None
+    elif os.path.lexists(p['unit_path']):
+        notes.append('%s (of an earlier profile) left in place: it still sets huge pages at boot; the profile names '
+                     'no NUMA node for its pages. Disable and remove it to stop that.' % p['unit_path'])
     return files, link, irq, unit, notes
 
 
@@ -305,7 +308,7 @@ def run(module):
                   kernel_args=derived['kernel_args'],
                   kernel_args_replacing=_replacing(p['topology_root'], derived['kernel_args']),
                   irqbalance=irq, hugepages=derived['hugepages'], hugepages_unit=unit,
-                  hugepages_drift=perfprofile.hugepages_drift(derived['node_hugepages'], facts), notes=notes)
+                  hugepages_drift=perfprofile.hugepages_drift(derived['hugepages'], facts), notes=notes)
     if module._diff:
         result['diff'] = diffs
     module.exit_json(**result_text(result))

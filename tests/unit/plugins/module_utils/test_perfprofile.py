@@ -224,3 +224,12 @@ def test_unknown_topology_is_refused():
 
 def test_not_a_mapping():
     assert refused(['cpu'], {}) == ["profile: ['cpu'] is not a mapping"]
+
+
+def test_drift_of_pages_without_a_node_is_the_sum_over_the_nodes(xeon):
+    # 1024 2M pages on each of the two NUMA nodes of the Xeon tree
+    pages = perfprofile.derive({'hugepages': {'pages': [{'size': '2M', 'count': 2048}]}}, xeon)['hugepages']
+    assert perfprofile.hugepages_drift(pages, xeon) == []
+    pages[0]['count'] = 512
+    assert perfprofile.hugepages_drift(pages, xeon) == [{'node': None, 'size': '2M', 'wanted': 512,
+                                                         'allocated': 2048}]

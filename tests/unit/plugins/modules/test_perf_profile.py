@@ -155,3 +155,25 @@ def test_no_irqbalance_file_is_a_note(capsys, tmp_path, monkeypatch):
     assert result['changed'] is False
     assert result['notes'] == ['irqbalance left alone: neither %s nor %s exists (irqbalance not installed)'
                                % (tmp_path / 'a', tmp_path / 'b')]
+
+
+def test_openeuler_sysconfig_file_is_found(capsys, tmp_path, monkeypatch):
+    sysconfig = tmp_path / 'sysconfig-irqbalance'
+    sysconfig.write_text(IRQ)
+    monkeypatch.setattr(perf_profile.irqbalance, 'DEFAULT_PATHS', (str(tmp_path / 'default'), str(sysconfig)))
+    result = run_module(perf_profile, capsys, profile={'cpu': {'reserved': 'auto'}}, topology_root=XEON)
+    assert result['changed'] and result['irqbalance']['path'] == str(sysconfig)
+    assert 'IRQBALANCE_BANNED_CPULIST=1-31,33-63,65-95,97-127\n' in sysconfig.read_text()
+
+
+def test_a_unit_of_an_earlier_profile_is_left_and_named(capsys, node):
+    run(capsys, node)
+    with open(node['unit_path'], 'rb') as handle:
+        unit = handle.read()
+    result = run(capsys, node, profile={'cpu': {'reserved': 'auto'}})
+    assert result['changed'] is False and result['hugepages_unit']['path'] is None
+    assert result['notes'] == ['%s (of an earlier profile) left in place: it still sets huge pages at boot; the '
+                               'profile names no NUMA node for its pages. Disable and remove it to stop that.'
+                               % node['unit_path']]
+    with open(node['unit_path'], 'rb') as handle:
+        assert handle.read() == unit
