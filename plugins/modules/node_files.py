@@ -25,6 +25,8 @@ description:
   - The temporary file is C(.<name>.<8 random characters>.numaops) next to the file. One left behind by an
     interrupted run (killed between creating and renaming it) is removed by the next run that reads or writes
     that file; only files of exactly that name that no running process holds (locked while in use) are removed.
+  - The writes and removals of one call are made in order; when one of them fails, those made before it are put back
+    (the bytes, mode, owner and group; a link stays a link; a file created is removed) and the failure says so.
   - A file larger than O(max_size) is refused before it is read; an immutable (C(chattr +i)) or
     append-only file, or one in such a directory, is refused before anything is written, with the command
     that lifts the flag.
@@ -281,7 +283,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import
     oversize_message, read_for_plan, read_limited, remove_stale_temp_files, sha1, write_error, write_target,
 )
 from ansible_collections.numaops.colocation.plugins.module_utils.nodewrite import (
-    is_state, parse_mode, put_back, replace_file, restore_state, snapshot_entry,
+    Changes, is_state, parse_mode, put_back, replace_file, restore_state, snapshot_entry,
 )
 
 ARGUMENT_SPEC = dict(
@@ -472,6 +474,18 @@ def run(module):
             except NodeFileError as err:
                 fail(str(err).replace('cannot write', 'cannot remove'))
 
+    # what this call changes, kept before each change: a later write or removal that fails puts it all back
+    changes = Changes(mover=_mover(module), limit=limit)
+
+    def undo(msg):
+        restored, failed = changes.rollback()
+        result['written'], result['removed'] = [], []
+        if failed:
+            msg += ' What this call had changed could not all be put back: %s' % '; '.join(failed)
+        elif restored:
+            msg += ' What this call had changed before is put back: %s.' % ', '.join(restored)
+        fail(msg)
+
     for item, path, data, existed in planned:
         result['written'].append(item['path'])
         if module.check_mode:
@@ -479,19 +493,21 @@ def run(module):
         try:
             if item['backup'] and existed:
                 result['backup_files'][item['path']] = module.backup_local(path)
+            changes.remember(item['path'], path)
             _write(module, path, data, item['mode'], item['create_parents'])
         except NodeFileError as err:
-            fail(str(err))
+            undo(str(err))
         except Exception as err:  # pylint: disable=broad-except
-            fail(write_error(path, err))
+            undo(write_error(path, err))
     for path in params['remove']:
         if os.path.lexists(path):
             result['removed'].append(path)
             if not module.check_mode:
                 try:
+                    changes.remember(path)
                     os.unlink(path)
-                except (IOError, OSError) as err:
-                    fail('cannot remove %s: %s' % (path, to_native(err)))
+                except (IOError, OSError, NodeFileError) as err:
+                    undo('cannot remove %s: %s' % (path, to_native(err)))
     result['changed'] = bool(result['written'] or result['removed'] or result['restored'])
     return result
 

@@ -253,3 +253,40 @@ def test_restore_checks_every_copy_before_restoring_anything(tmp_path, capsys):
     res = run_module(node_files, capsys, restore=entries)
     assert res['failed'] and entries[1]['backup'] in res['msg'] and 'Nothing was restored' in res['msg']
     assert res['restored'] == [] and node_state(root) == changed
+
+
+def test_a_write_that_fails_puts_back_what_the_same_call_changed_before(tmp_path, capsys):
+    first, link, target = tmp_path / 'first.conf', tmp_path / 'second.conf', tmp_path / 'real' / 'second.conf'
+    first.write_bytes(b'old\n')
+    os.chmod(first, 0o640)
+    target.parent.mkdir()
+    target.write_bytes(b'two\n')
+    link.symlink_to(target)
+    res = run_module(node_files, capsys, write=[
+        dict(path=str(first), content='new\n', expected_checksum=sha1(b'old\n')),
+        dict(path=str(link), content='TWO\n', expected_checksum=sha1(b'two\n')),
+        dict(path=str(tmp_path / 'missing' / 'third.conf'), content='x\n', expected_checksum='absent')])
+    assert res['failed'] and 'directory %s does not exist' % (tmp_path / 'missing') in res['msg'], res
+    assert 'What this call had changed before is put back: ' in res['msg']
+    assert res['written'] == []
+    assert first.read_bytes() == b'old\n' and stat.S_IMODE(first.stat().st_mode) == 0o640
+    assert os.path.islink(str(link)) and target.read_bytes() == b'two\n'
+
+
+def test_a_removal_that_fails_puts_back_the_writes_and_removals_before_it(tmp_path, capsys, monkeypatch):
+    config, state, other = tmp_path / 'config.yaml', tmp_path / 'cpu_manager_state', tmp_path / 'memory_manager_state'
+    config.write_bytes(b'a\n')
+    state.write_bytes(b'{"policyName":"none"}')
+    other.write_bytes(b'{}')
+    real_unlink = os.unlink
+
+    def unlink(path, *args, **kwargs):
+        if str(path) == str(other):
+            raise OSError(13, 'Permission denied')
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(node_files.os, 'unlink', unlink)
+    res = run_module(node_files, capsys, write=[dict(path=str(config), content='b\n', expected_checksum=sha1(b'a\n'))],
+                     remove=[str(state), str(other)])
+    assert res['failed'] and 'cannot remove %s' % other in res['msg'], res
+    assert config.read_bytes() == b'a\n' and state.read_bytes() == b'{"policyName":"none"}' and other.exists()
