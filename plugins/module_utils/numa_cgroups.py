@@ -143,6 +143,21 @@ class _Reader:
         self.cgroup_dir = cgroup_dir
         self.cgroup_rel = cgroup_rel.strip('/')
         self.unknown = unknown
+        self.missing = {}
+
+    def note_missing(self, rel):
+        self.missing.setdefault(rel.rsplit('/', 1)[-1], []).append(rel)
+
+    def report_missing(self, top_rel):
+        """One entry per file name missing in many container cgroups (an older kernel, a controller not enabled),
+        not one per container."""
+        for name, rels in sorted(self.missing.items()):
+            if len(rels) == 1:
+                self.note(rels[0], 'missing')
+            else:
+                self.note('%s/.../%s' % (top_rel, name), 'missing in %d container cgroups (the first: /%s/%s): the '
+                          'kernel has no such file or its controller is not enabled there'
+                          % (len(rels), self.cgroup_rel, rels[0]))
 
     def note(self, rel, reason):
         self.unknown.append({'path': '/%s/%s' % (self.cgroup_rel, rel.lstrip('/')), 'reason': reason})
@@ -151,7 +166,7 @@ class _Reader:
         path = os.path.join(self.cgroup_dir, rel)
         try:
             if not os.path.lexists(path):
-                self.note(rel, 'missing')
+                self.note_missing(rel)
                 return None
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
@@ -163,7 +178,7 @@ class _Reader:
             self.note(rel, 'unreadable: %s' % err)
             return None
         if data is None and info.st_size <= limit:
-            self.note(rel, 'missing')     # removed while it was read (the container ended)
+            self.note_missing(rel)     # removed while it was read (the container ended)
             return None
         if data is None or len(data) > limit:
             self.note(rel, 'refused: more than %s (real ones are a few bytes to a few KiB)' % nodefile.human_size(limit))
@@ -225,13 +240,15 @@ def read_placement(cgroup_dir, cgroup_rel, driver, kubelet_cgroup_root, cpu_node
         pod_uids.append(uid)
         for name in _subdirs(os.path.join(cgroup_dir, pod_rel)) or []:
             found = container_of_dir(driver, name)
-            if found is None:
+            if found is None or len(containers) > MAX_CONTAINERS:
                 continue
-            if len(containers) >= MAX_CONTAINERS:
-                reader.note(top_rel, 'more than %d container cgroups: the rest are not read'
-                            % MAX_CONTAINERS)
-                break
+            if len(containers) == MAX_CONTAINERS:
+                reader.note(top_rel, 'more than %d container cgroups: the rest are not read' % MAX_CONTAINERS)
+                containers.append(None)
+                continue
             containers.append(_container(reader, pod_rel + '/' + name, qos, uid, found, names, cpu_node))
+    containers = [item for item in containers if item is not None]
+    reader.report_missing(top_rel)
     return {'driver': driver, 'kubepods': '/%s/%s' % (reader.cgroup_rel, top_rel), 'pod_uids': sorted(set(pod_uids)),
             'containers': containers}
 

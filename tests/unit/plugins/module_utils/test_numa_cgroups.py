@@ -216,3 +216,19 @@ def test_container_index_mirror_pod_and_odd_statuses():
     ]
     # the static pod's cgroup is named after its config hash: so is its container
     assert numa_cgroups.container_index(pods) == {cid('etcd'): (static_hash, 'etcd'), cid('init'): (UID_WEB, 'init')}
+
+
+def test_a_file_missing_everywhere_is_one_entry(tmp_path, monkeypatch):
+    root = copy(tmp_path, 'xeon8358-2s')
+    for top, _dirs, files in os.walk(os.path.join(root, 'sys/fs/cgroup/kubepods.slice')):
+        if 'memory.numa_stat' in files:
+            os.remove(os.path.join(top, 'memory.numa_stat'))
+    monkeypatch.setattr(numa_cgroups, 'MAX_CONTAINERS', 5)
+    facts = load(root)
+    entries = [u for u in facts['unknown'] if 'numa_stat' in u['path'] or 'container cgroups' in u['reason']]
+    assert [u['path'] for u in entries] == ['/sys/fs/cgroup/kubepods.slice',
+                                            '/sys/fs/cgroup/kubepods.slice/.../memory.numa_stat']
+    assert entries[0]['reason'] == 'more than 5 container cgroups: the rest are not read'
+    assert entries[1]['reason'].startswith('missing in 5 container cgroups (the first: /sys/fs/cgroup/kubepods.slice/')
+    assert len(facts['placement']['containers']) == 5
+    assert not any(c['memory_known'] for c in facts['placement']['containers'])
