@@ -28,7 +28,8 @@ description:
   - Every refusal comes before anything is written and names the field, the value and what is allowed - CPUs
     that are not online, an empty set, reserved and isolated CPUs that overlap, SMT siblings of one core split
     between reserved and isolated, huge pages above a NUMA node's memory, an unknown NUMA node, a page size the
-    node does not offer.
+    node does not offer, huge pages of two sizes reserved at boot, and a running command line whose
+    C(hugepagesz=)/C(hugepages=) pairs differ from the profile's boot pages (a merge by key would reorder them).
   - See docs/performance_profiles.md for the mapping of each PerformanceProfile field and what is not done.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
@@ -220,12 +221,15 @@ def _read(path, what):
     return None if data is None else decode_text(path, data, what)
 
 
-def _replacing(root, args):
+def _running(root):
     try:
         with open(os.path.join(root, 'proc/cmdline')) as handle:
-            words = handle.read().split()
+            return handle.read().split()
     except (IOError, OSError):
         return []
+
+
+def _replacing(words, args):
     wanted = dict((arg.split('=', 1)[0], arg) for arg in args if '=' in arg)
     return [word for word in words if '=' in word and word.split('=', 1)[0] in wanted
             and word != wanted[word.split('=', 1)[0]] and word.split('=', 1)[0] not in ('hugepagesz', 'hugepages')]
@@ -275,6 +279,11 @@ def run(module):
         derived = perfprofile.derive(p['profile'], facts)
     except perfprofile.ProfileError as err:
         module.fail_json(msg='perf_profile: %s. Nothing was changed.' % err, errors=err.errors)
+    running = _running(p['topology_root'])
+    conflict = perfprofile.running_pairs_error(derived['kernel_args'], running,
+                                               os.path.join(p['topology_root'], 'proc/cmdline'))
+    if conflict:
+        module.fail_json(msg='perf_profile: %s' % conflict)
     try:
         files, link, irq, unit, notes = plan(module, derived)
     except (NodeFileError, irqbalance.IrqbalanceError) as err:
@@ -306,7 +315,7 @@ def run(module):
     result = dict(changed=changed, reserved_cpus=derived['reserved_cpus'], isolated_cpus=derived['isolated_cpus'],
                   reserved_detail=derived['reserved_detail'], kubelet=derived['kubelet'],
                   kernel_args=derived['kernel_args'],
-                  kernel_args_replacing=_replacing(p['topology_root'], derived['kernel_args']),
+                  kernel_args_replacing=_replacing(running, derived['kernel_args']),
                   irqbalance=irq, hugepages=derived['hugepages'], hugepages_unit=unit,
                   hugepages_drift=perfprofile.hugepages_drift(derived['hugepages'], facts), notes=notes)
     if module._diff:

@@ -233,3 +233,40 @@ def test_drift_of_pages_without_a_node_is_the_sum_over_the_nodes(xeon):
     pages[0]['count'] = 512
     assert perfprofile.hugepages_drift(pages, xeon) == [{'node': None, 'size': '2M', 'wanted': 512,
                                                          'allocated': 2048}]
+
+
+def test_two_sizes_at_boot_are_refused(xeon):
+    assert refused({'hugepages': {'pages': [{'size': '2M', 'count': 512}, {'size': '1G', 'count': 2, 'node': 0}]}},
+                   xeon) == [
+        'profile.hugepages.pages: hugepagesz=2M hugepages=512 hugepagesz=1G hugepages=0:2 reserves two page sizes at '
+        'boot; the kernel reads each hugepages= after the hugepagesz= before it, and a merge of the command line by '
+        'key can reorder them. Give the 2M pages a NUMA node (the unit sets them at boot), or reserve one size at '
+        'boot']
+
+
+OURS = ['default_hugepagesz=1G', 'hugepagesz=1G', 'hugepages=0:4']
+
+
+@pytest.mark.parametrize('running', [
+    'ro quiet',                                           # nothing of the node's own
+    'ro hugepagesz=1G hugepages=0:4 quiet',               # the profile's already
+    'ro default_hugepagesz=2M hugepagesz=1G hugepages=16 quiet',   # the same size, replaced in place
+])
+def test_running_pairs_merged_exactly(running):
+    assert perfprofile.running_pairs_error(OURS, running.split()) is None
+
+
+@pytest.mark.parametrize('running, theirs', [
+    # kernel_cmdline would drop the node's 2M pair
+    ('ro hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=512', 'hugepagesz=1G hugepages=16 hugepagesz=2M '
+                                                                  'hugepages=512'),
+    # a count of the default size: the merge would put hugepages=0:4 before hugepagesz=1G
+    ('ro hugepages=16 quiet', 'hugepages=16'),
+    ('ro hugepagesz=2M hugepages=16', 'hugepagesz=2M hugepages=16'),
+])
+def test_running_pairs_that_a_merge_would_break_are_refused(running, theirs):
+    assert perfprofile.running_pairs_error(OURS, running.split(), '/proc/cmdline') == (
+        '/proc/cmdline: the node booted with %s; the profile reserves hugepagesz=1G hugepages=0:4 at boot, and '
+        'merging them by key would reorder or drop these order-dependent arguments. Remove them from the boot '
+        'configuration first (kernel_cmdline with state=absent and args [hugepagesz, hugepages]) and reboot, or give '
+        'the pages a NUMA node. Nothing was changed.' % theirs)

@@ -6,6 +6,7 @@ input and failures leave every file byte-identical, links and modes stay."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 
 import pytest
@@ -177,3 +178,17 @@ def test_a_unit_of_an_earlier_profile_is_left_and_named(capsys, node):
                                % node['unit_path']]
     with open(node['unit_path'], 'rb') as handle:
         assert handle.read() == unit
+
+
+def test_running_huge_page_pairs_a_merge_would_break_are_refused(capsys, node, tmp_path):
+    # a copy of the ThunderX2 tree, booted with a 1G and a 2M pair
+    topology = str(tmp_path / 'tx2')
+    shutil.copytree(TX2, topology)
+    with open(os.path.join(topology, 'proc/cmdline'), 'w') as handle:
+        handle.write('ro hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=64 quiet\n')
+    before = snapshot(str(tmp_path / 'etc'))
+    result = run(capsys, node, profile={'cpu': {'reserved': 'auto'}, 'hugepages': {'pages': [
+        {'size': '1G', 'count': 1, 'node': 1}]}}, topology=topology)
+    assert result['failed'] and 'the node booted with hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=64' in \
+        result['msg']
+    assert snapshot(str(tmp_path / 'etc')) == before
