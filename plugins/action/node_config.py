@@ -159,10 +159,11 @@ class ActionModule(NodeFilesAction):
     @staticmethod
     def _failed_together(asked, outcome, results):
         """The concerns' results when the one node_files call for all of them failed while writing: the concern
-        of the file that failed is failed, those whose files were written before it changed, the rest not run.
-        Returns (failed, not_run)."""
+        of the file that failed is failed, those whose files were written before it unchanged (node_files put them
+        back: ``put_back``) or changed (a node_files without that), the rest not run. Returns (failed, not_run)."""
         msg = failure_text(outcome)
         written = list(outcome.get('written') or [])
+        put_back = list(outcome.get('put_back') or [])
         owners = []
         for name, (writes, remove) in zip(outcome['names'], outcome['commits']):
             owners.append((name, [item['path'] for item in writes] + list(remove)))
@@ -178,9 +179,14 @@ class ActionModule(NodeFilesAction):
             if name not in asked:
                 continue
             paths = dict(owners).get(name, [])
-            done = [path for path in written if path in paths and (name != culprit)]
+            done = [path for path in written if path in paths and (name != culprit) and path not in put_back]
+            back = [path for path in put_back if path in paths and name != culprit]
             if name == culprit:
                 results[name] = dict(failed=True, changed=False, msg=msg)
+            elif back:
+                # node_files put back what it had written of this concern when the later file failed
+                results[name] = dict(changed=False, put_back=back, msg='%s written, then put back as it was: %s '
+                                     'failed in the same node_files call' % (', '.join(back), dict(CONCERNS)[culprit]))
             elif done:
                 results[name] = dict(changed=True, written=done,
                                      msg='%s written together with the other files of this task' % ', '.join(done))

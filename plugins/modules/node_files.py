@@ -253,6 +253,14 @@ restored:
   type: list
   elements: str
   sample: [/var/lib/kubelet/config.yaml]
+put_back:
+  description:
+    - When a write or removal failed, the paths of O(write) and O(remove) this call had written or removed before it,
+      which were put back as they were (RV(written) and RV(removed) still list them, the failed one last).
+  returned: failure, when a write or removal failed after others of the same call
+  type: list
+  elements: str
+  sample: [/var/lib/kubelet/config.yaml]
 backup_files:
   description: Backup copy made for each written path that had a previous version.
   returned: always
@@ -476,14 +484,17 @@ def run(module):
 
     # what this call changes, kept before each change: a later write or removal that fails puts it all back
     changes = Changes(mover=_mover(module), limit=limit)
+    changed_paths = []
 
-    def undo(msg):
-        restored, failed = changes.rollback()
-        result['written'], result['removed'] = [], []
+    def undo(msg, path):
+        _restored, failed = changes.rollback()
+        before = [item for item in changed_paths if item != path]
         if failed:
-            msg += ' What this call had changed could not all be put back: %s' % '; '.join(failed)
-        elif restored:
-            msg += ' What this call had changed before is put back: %s.' % ', '.join(restored)
+            msg += ' What this call had changed before could not all be put back: %s' % '; '.join(failed)
+        elif before:
+            result['put_back'] = before
+            msg += (' The %d file(s) this call had written or removed before it are put back as they were (put_back).'
+                    % len(before))
         fail(msg)
 
     for item, path, data, existed in planned:
@@ -494,20 +505,22 @@ def run(module):
             if item['backup'] and existed:
                 result['backup_files'][item['path']] = module.backup_local(path)
             changes.remember(item['path'], path)
+            changed_paths.append(item['path'])
             _write(module, path, data, item['mode'], item['create_parents'])
         except NodeFileError as err:
-            undo(str(err))
+            undo(str(err), item['path'])
         except Exception as err:  # pylint: disable=broad-except
-            undo(write_error(path, err))
+            undo(write_error(path, err), item['path'])
     for path in params['remove']:
         if os.path.lexists(path):
             result['removed'].append(path)
             if not module.check_mode:
                 try:
                     changes.remember(path)
+                    changed_paths.append(path)
                     os.unlink(path)
                 except (IOError, OSError, NodeFileError) as err:
-                    undo('cannot remove %s: %s' % (path, to_native(err)))
+                    undo('cannot remove %s: %s' % (path, to_native(err)), path)
     result['changed'] = bool(result['written'] or result['removed'] or result['restored'])
     return result
 

@@ -66,3 +66,19 @@ def test_the_options_are_the_concerns_of_node_prep_in_their_order():
     from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns  # pylint: disable=import-outside-toplevel
     assert [name for name, _module in node_config.CONCERNS] == node_prep_concerns.names()
     assert [module for _name, module in node_config.CONCERNS] == [c.module for c in node_prep_concerns.REGISTRY]
+
+
+def test_files_written_before_a_failed_one_and_put_back_are_reported_unchanged():
+    asked = {'kubelet': {}, 'containerd': {}}
+    outcome = dict(failed=True, msg='cannot write /n/etc/containerd/config.toml: No space left on device. The 2 '
+                                    'file(s) this call had written or removed before it are put back as they were',
+                   written=['/n/var/lib/kubelet/config.yaml', '/n/etc/containerd/config.toml'],
+                   put_back=['/n/var/lib/kubelet/config.yaml'], commits=[KUBELET, CONTAINERD],
+                   names=['kubelet', 'containerd'])
+    results = {}
+    failed, not_run = ActionModule._failed_together(asked, outcome, results)
+    assert failed == ['containerd'] and not_run == []
+    assert results['kubelet'] == {
+        'changed': False, 'put_back': ['/n/var/lib/kubelet/config.yaml'],
+        'msg': '/n/var/lib/kubelet/config.yaml written, then put back as it was: numaops.colocation.containerd_nri '
+               'failed in the same node_files call'}

@@ -267,8 +267,9 @@ def test_a_write_that_fails_puts_back_what_the_same_call_changed_before(tmp_path
         dict(path=str(link), content='TWO\n', expected_checksum=sha1(b'two\n')),
         dict(path=str(tmp_path / 'missing' / 'third.conf'), content='x\n', expected_checksum='absent')])
     assert res['failed'] and 'directory %s does not exist' % (tmp_path / 'missing') in res['msg'], res
-    assert 'What this call had changed before is put back: ' in res['msg']
-    assert res['written'] == []
+    assert 'The 2 file(s) this call had written or removed before it are put back as they were' in res['msg']
+    assert res['put_back'] == [str(first), str(link)]
+    assert res['written'] == [str(first), str(link), str(tmp_path / 'missing' / 'third.conf')]
     assert first.read_bytes() == b'old\n' and stat.S_IMODE(first.stat().st_mode) == 0o640
     assert os.path.islink(str(link)) and target.read_bytes() == b'two\n'
 
@@ -290,3 +291,4 @@ def test_a_removal_that_fails_puts_back_the_writes_and_removals_before_it(tmp_pa
                      remove=[str(state), str(other)])
     assert res['failed'] and 'cannot remove %s' % other in res['msg'], res
     assert config.read_bytes() == b'a\n' and state.read_bytes() == b'{"policyName":"none"}' and other.exists()
+    assert res['put_back'] == [str(config), str(state)]
