@@ -14,7 +14,10 @@ validated, kubelet 1.37 logs it as "Effective KubeletConfiguration" (the same co
 kubelet 1.31 logs it at --v 5 as "KubeletConfiguration" (its internal form, as JSON). /configz itself cannot be
 asked here: the kubelet's HTTP server starts only once it is connected to a container runtime (RunKubelet creates
 the kubelet, which checks the CRI connection, before ListenAndServe), and there is no runtime in this test; the
-kubelet stops at that check, after the log line."""
+kubelet stops at that check, after the log line.
+
+The unit drop-in that enable_config_dir writes is checked by the real systemd (``systemd-analyze verify`` with the
+unit, kubeadm's drop-in and ours): it loads, and its command replaces kubeadm's instead of adding a second one."""
 from __future__ import annotations
 
 import os
@@ -24,8 +27,11 @@ import subprocess
 
 import pytest
 
+from ansible_collections.numaops.colocation.plugins.module_utils import systemd_unit
 from ansible_collections.numaops.colocation.tests.system.test_dropin_merge_upstream import (
     _unmount_under, kubelet_binary)
+from ansible_collections.numaops.colocation.tests.system.test_perf_profile_unit import systemd_analyze
+from ansible_collections.numaops.colocation.tests.unit.plugins.action.test_dropin_mode_action import KUBEADM_DROPIN
 from ansible_collections.numaops.colocation.tests.unit.plugins.action.test_dropin_action import (  # noqa: F401 pylint: disable=unused-import
     HEAD, run_action)
 
@@ -123,3 +129,32 @@ def test_drop_in_mode_gives_the_kubelet_the_configuration_of_main_file_mode(rele
         assert '500m' not in dumps['dropin'] and 'cpuManagerReconcilePeriod: 5s' not in dumps['dropin']
     assert dumps['dropin'] == dumps['main']
     shutil.rmtree(str(tmp_path), ignore_errors=True)
+
+
+def verify_unit(top, ours):
+    """``systemd-analyze verify`` of kubelet.service in ``top`` with its drop-ins (kubeadm's, and ``ours``)."""
+    kubelet = kubelet_binary('1.37')
+    unit_dir = os.path.join(top, 'system')
+    os.makedirs(os.path.join(unit_dir, 'kubelet.service.d'))
+    texts = {os.path.join(unit_dir, 'kubelet.service'): '[Unit]\nDescription=kubelet\n[Service]\nExecStart=%s\n' % kubelet,
+             os.path.join(unit_dir, 'kubelet.service.d', '10-kubeadm.conf'): KUBEADM_DROPIN.replace(
+                 '/usr/bin/kubelet', kubelet)}
+    path = os.path.join(unit_dir, 'kubelet.service.d', systemd_unit.DEFAULT_CONFIG_DIR_UNIT_DROPIN)
+    plan = systemd_unit.config_dir_dropin(texts, [unit_dir], 'kubelet', path, '/etc/kubernetes/kubelet.conf.d')
+    assert plan['errors'] == [] and plan['content'], plan
+    texts[path] = ours(plan['content'])
+    for name, text in texts.items():
+        with open(name, 'w') as handle:
+            handle.write(text)
+    proc = subprocess.run([systemd_analyze(), 'verify', '--man=no', 'kubelet.service'], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=60, check=False, cwd=unit_dir,
+                          env=dict(os.environ, SYSTEMD_UNIT_PATH=unit_dir + ':'))
+    return proc.returncode, proc.stdout.decode()
+
+
+def test_systemd_takes_the_unit_drop_in_that_adds_config_dir(tmp_path):
+    code, out = verify_unit(str(tmp_path / 'ours'), lambda content: content)
+    assert code == 0 and out == '', out
+    # without emptying ExecStart= first, the kubelet would get a second command, which systemd refuses
+    code, out = verify_unit(str(tmp_path / 'without-reset'), lambda content: content.replace('ExecStart=\n', '', 1))
+    assert code != 0 and 'more than one ExecStart=' in out, out
