@@ -341,10 +341,10 @@ def _size(value):
 
 
 def placement_label(item):
-    """namespace/pod/container of a container cgroup; the pod UID and the container ID's first 12 digits where
-    the pods given do not name it (a sandbox, or a pod not given)."""
+    """namespace/pod/container of a container cgroup; the pod UID and ``[<first 12 digits of the container ID>]``
+    where the pods given do not name it (a pod sandbox, or a pod not given)."""
     pod = '%s/%s' % (item.get('namespace'), item['pod']) if item.get('pod') else 'pod ' + str(item.get('pod_uid'))
-    return '%s/%s' % (pod, item.get('container') or (item.get('container_id') or '?')[:12])
+    return '%s/%s' % (pod, item.get('container') or '[%s]' % (item.get('container_id') or '?')[:12])
 
 
 def _placement_table(row):
@@ -352,8 +352,13 @@ def _placement_table(row):
     if row['placement'] is None:
         return ('<p class="small" data-field="placement-unknown">Container placement from cgroups: unknown (see the '
                 'unknown entries).</p>')
-    out = ['<div><b>Containers where the kernel placed them</b> <span class="small">(cgroup cpuset.cpus.effective, '
-           'cpuset.mems.effective, memory.numa_stat; memory per NUMA node as anon+kernel / page cache)</span>'
+    counts = dict((qos, sum(1 for item in row['placement'] if item.get('qos') == qos))
+                  for qos in ('Guaranteed', 'Burstable', 'BestEffort'))
+    out = ['<details class="placement"%s><summary><b>Containers where the kernel placed them</b>: %d (%s) '
+           '<span class="small">(cgroup cpuset.cpus.effective, cpuset.mems.effective, memory.numa_stat; memory per '
+           'NUMA node as anon+kernel / page cache; [id]: a container the pods\' statuses do not name, such as the '
+           'pod sandbox)</span></summary>'
+           % (' open' if len(row['placement']) <= 40 else '', len(row['placement']), ', '.join('%d %s' % (n, qos) for qos, n in counts.items())),
            '<table class="placement"><tr><th>Container</th><th>QoS</th><th>CPUs</th><th>Memory nodes</th>'
            '<th>Per NUMA node: CPUs, memory</th></tr>']
     for item in sorted(row['placement'], key=placement_label):
@@ -361,14 +366,15 @@ def _placement_table(row):
             'N%d: %d CPUs, %s / %s' % (n['numa_node'], n['cpu_count'],
                                        _size(None if n['anon_bytes'] is None else n['anon_bytes'] + n['kernel_bytes']),
                                        _size(n['file_bytes'])) for n in item.get('numa') or [])
+        label = placement_label(item)
         out.append('<tr data-field="placement" data-container="%s" data-qos="%s" data-cpus="%s" data-exclusive="%s">'
-                   '<td title="%s">%s</td><td>%s</td><td>%s%s</td><td>%s</td><td>%s</td></tr>'
-                   % (_esc(placement_label(item)), _esc(item.get('qos')), _esc(item.get('cpus')),
-                      _esc(item.get('exclusive')), _esc(item.get('cgroup')), _esc(placement_label(item)),
-                      _esc(item.get('qos')), _esc(item.get('cpus') if item.get('cpus') is not None else 'unknown'),
+                   '<td>%s</td><td>%s</td><td>%s%s</td><td>%s</td><td>%s</td></tr>'
+                   % (_esc(label), _esc(item.get('qos')), _esc(item.get('cpus')), _esc(item.get('exclusive')),
+                      _esc(label), _esc(item.get('qos')),
+                      _esc(item.get('cpus') if item.get('cpus') is not None else 'unknown'),
                       ' (exclusive)' if item.get('exclusive') else '', _esc(item.get('mems') or 'unknown'),
                       _esc(per_node or 'unknown')))
-    out.append('</table></div>')
+    out.append('</table></details>')
     return ''.join(out)
 
 

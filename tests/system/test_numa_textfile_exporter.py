@@ -76,5 +76,7 @@ def test_node_exporter_serves_the_textfile(tmp_path):
     assert ('numaops_container_exclusive_cpus{container="dpdk",cpus="1-4,65-68",namespace="telco",numa_node="0",'
             'pod="dpdk-fwd-0",pod_uid="6c4b8a42-1d7e-4f0a-9a55-2f1e9d3c7b01"} 8') in lines
     assert 'numaops_node_prep_last_run_timestamp_seconds 1.76459e+09' in lines
+    assert 'numaops_numa_cpu_info{core="1",cpu="65",numa_node="0",socket="0"} 1' in lines
+    assert any(line.startswith('numaops_container_numa_memory_used_bytes{container="nginx",') for line in lines)
     # node_exporter reports the file as read without error
     assert any(line.startswith('node_textfile_scrape_error') and line.endswith(' 0') for line in lines)

@@ -171,7 +171,8 @@ def test_html_every_container_where_the_kernel_placed_it():
         ('Burstable', '0,8-64,72-127')
     assert placed['batch/logger-0/log']['data-qos'] == 'BestEffort'
     assert placed['telco/dpdk-fwd-0/dpdk']['data-exclusive'] == 'True'
-    assert 'pod 5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d06/%s' % cid('log')[:12] in placed   # a pod not given: its UID
+    assert 'pod 5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d06/[%s]' % cid('log')[:12] in placed   # a pod not given: its UID
+    assert 'data/postgres-0/[%s]' % cid('pause-b')[:12] in placed                        # the sandbox: its ID
     # the stale entry of tx2-1 is marked and its CPUs are not drawn as a container's
     stale = [a for t, a in doc.tags if a.get('data-stale') == 'true']
     assert [a['data-cpus'] for a in stale] == ['30-33']
