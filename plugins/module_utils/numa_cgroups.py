@@ -97,13 +97,14 @@ def pod_uid_of_dir(driver, name):
 
 
 def container_of_dir(driver, name):
-    """(runtime, 64-hex container ID) of a container cgroup directory, or None (crio-conmon-, sandboxes of
-    other tools, anything else)."""
+    """(runtime or None, 64-hex container ID) of a container cgroup directory, or None when it is not one
+    (crio-conmon-, anything else)."""
     match = _CONTAINER_DIRS[driver].match(name)
     if not match:
         return None
     prefix = (match.group(1) or '').rstrip('-')
-    runtime = {'cri-containerd': 'containerd', 'crio': 'crio', 'docker': 'docker', '': 'containerd'}[prefix]
+    # a bare ID (cgroupfs driver) is containerd's or docker's: the name does not say which
+    runtime = {'cri-containerd': 'containerd', 'crio': 'crio', 'docker': 'docker', '': None}[prefix]
     return runtime, match.group(2)
 
 

@@ -74,7 +74,7 @@ def test_pod_dirs(driver, name, uid):
     ('systemd', 'crio-%s.scope' % ('b' * 64), ('crio', 'b' * 64)),
     ('systemd', 'crio-conmon-%s.scope' % ('b' * 64), None),
     ('systemd', 'docker-%s.scope' % ('c' * 64), ('docker', 'c' * 64)),
-    ('cgroupfs', 'd' * 64, ('containerd', 'd' * 64)),
+    ('cgroupfs', 'd' * 64, (None, 'd' * 64)),      # containerd's or docker's: the name does not say
     ('cgroupfs', 'crio-' + 'e' * 64, ('crio', 'e' * 64)),
     ('cgroupfs', 'cri-containerd-%s.scope' % ('a' * 64), None),
     ('cgroupfs', 'A' * 64, None),
@@ -232,3 +232,17 @@ def test_a_file_missing_everywhere_is_one_entry(tmp_path, monkeypatch):
     assert entries[1]['reason'].startswith('missing in 5 container cgroups (the first: /sys/fs/cgroup/kubepods.slice/')
     assert len(facts['placement']['containers']) == 5
     assert not any(c['memory_known'] for c in facts['placement']['containers'])
+
+
+@pytest.mark.parametrize('driver', ['systemd', 'cgroupfs'])
+@pytest.mark.parametrize('qos', ['Guaranteed', 'Burstable', 'BestEffort'])
+@pytest.mark.parametrize('runtime', ['containerd', 'cri-o', 'docker'])
+def test_reads_back_the_paths_cgroup_py_names(driver, qos, runtime):
+    from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+    path = cg.container_path(driver, qos, UID_WEB, '%s://%s' % (runtime, 'f' * 64))
+    pod_dir, container_dir = path.split('/')[-2:]
+    assert numa_cgroups.pod_uid_of_dir(driver, pod_dir) == UID_WEB
+    # cgroupfs names containerd's and docker's containers alike: the bare ID
+    named = None if driver == 'cgroupfs' and runtime != 'cri-o' else cg.RUNTIMES[runtime]
+    assert numa_cgroups.container_of_dir(driver, container_dir) == (named, 'f' * 64)
+    assert path.rsplit('/', 2)[0] == cg.qos_path(driver, qos)
