@@ -242,8 +242,8 @@ ansible_facts:
             containers:
               description:
                 - One entry per container cgroup (the pod sandbox included), each with C(pod_uid), C(namespace),
-                  C(pod), C(container) (V(null) when O(pods) does not name it), C(container_id), C(runtime) (V(null) where the cgroup name does not say: a bare ID under the
-                  cgroupfs driver),
+                  C(pod), C(container) (V(null) when O(pods) does not name it), C(container_id), C(runtime)
+                  (V(null) for a bare ID under the cgroupfs driver, which containerd and docker both use),
                   C(qos) (V(Guaranteed), V(Burstable) or V(BestEffort)), C(cgroup) (its path), C(cpus) and
                   C(cpu_count) (C(cpuset.cpus.effective)), C(cpu_numa_nodes), C(mems) (C(cpuset.mems.effective)),
                   C(memory_known), C(exclusive) (its CPUs are the CPU manager's exclusive ones; V(null) without a
