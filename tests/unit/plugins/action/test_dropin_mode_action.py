@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.numaops.colocation.plugins.modules import numa_facts
+from ansible_collections.numaops.colocation.tests.unit.plugins.action import test_dropin_action
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 from ansible_collections.numaops.colocation.tests.unit.plugins.action.test_dropin_action import (  # noqa: F401 pylint: disable=unused-import
     HEAD, node, run_action, snapshot)
 
@@ -304,3 +307,18 @@ def test_a_json_main_file_is_read_and_left_as_it_is(tmp_path, run_action):
     result = run_action(**args_for(path, state_dir, config_dir, **STATIC))
     assert result['changed'] and result['effective_config']['cpuManagerPolicy'] == 'static', result
     assert path.read_bytes() == before
+
+
+def test_auto_reserved_memory_is_derived_from_the_merged_configuration(tmp_path, run_action, monkeypatch):
+    monkeypatch.setitem(test_dropin_action.MODULES, 'numaops.colocation.numa_facts', numa_facts)
+    path, state_dir, config_dir = node(tmp_path, 'evictionHard:\n  memory.available: 200Mi\n', {
+        '10-site.conf': HEAD + 'systemReserved:\n  memory: 1Gi\n'})
+    args = args_for(path, state_dir, config_dir, memory_manager_policy='Static', kube_reserved={'memory': '512Mi'},
+                    reserved_memory='auto', topology_root=tree('xeon8358-2s'))
+    result = run_action(**args)
+    assert not result.get('failed'), result
+    # 512Mi kubeReserved (ours) + 1Gi systemReserved (the site's drop-in) + 200Mi hard eviction (the main file)
+    assert result['derived']['reserved_memory']['value'] == [{'numaNode': 0, 'limits': {'memory': '1736Mi'}}]
+    assert result['effective_config']['reservedMemory'] == [{'numaNode': 0, 'limits': {'memory': '1736Mi'}}]
+    assert 'reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1736Mi\n' in (config_dir / OURS).read_text()
+    assert not run_action(**args)['changed']
