@@ -322,3 +322,16 @@ def test_auto_reserved_memory_is_derived_from_the_merged_configuration(tmp_path,
     assert result['effective_config']['reservedMemory'] == [{'numaNode': 0, 'limits': {'memory': '1736Mi'}}]
     assert 'reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1736Mi\n' in (config_dir / OURS).read_text()
     assert not run_action(**args)['changed']
+
+
+def test_a_node_moved_from_main_file_mode_needs_no_restart(tmp_path, run_action):
+    path, state_dir, config_dir = node(tmp_path, 'cpuManagerPolicy: none\n', {})
+    assert run_action(path=str(path), state_dir=str(state_dir), **STATIC)['changed']
+    main_before = path.read_bytes()
+    result = run_action(**args_for(path, state_dir, config_dir, **STATIC))
+    assert result['changed'] and not result['restart_required'] and result['state_files_removed'] == [], result
+    assert path.read_bytes() == main_before and (config_dir / OURS).exists()
+    # back to main-file mode with config_dir: the module's drop-in now decides, and says so
+    back = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(config_dir),
+                      cpu_manager_policy='none', reserved_system_cpus='')
+    assert back['failed'] and str(config_dir / OURS) + ' sets cpuManagerPolicy to "static"' in back['msg'], back
