@@ -381,7 +381,7 @@ def _memory_manager(tree, state_dir, index):
     return {'policy': doc.get('policyName'), 'machine_state': machine, 'containers': containers}
 
 
-def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods):
+def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids):
     """numa_cgroups.read_placement for the kubelet's driver and cgroupRoot, the containers named after the pods."""
     if cgroup_facts['version'] != 2:
         tree.note(CGROUP_DIR, 'not cgroup v2: the placement of containers is read from cgroup v2 only')
@@ -399,7 +399,7 @@ def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods):
         tree.note(CGROUP_DIR, '%s: the placement of containers is not read' % err)
         return None
     placement = numa_cgroups.read_placement(tree.path(CGROUP_DIR), CGROUP_DIR, driver, kubelet_root, cpu_node,
-                                            pods, tree.unknown)
+                                            pods, tree.unknown, node_ids)
     for item in (placement or {}).get('containers') or []:
         item['namespace'], item['pod'] = index.get(item['pod_uid'], (None, None))
     return placement
@@ -496,7 +496,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
     cpu_manager = _cpu_manager(tree, state_dir, cpu_node, index)
     memory_manager = _memory_manager(tree, state_dir, index)
     cgroup_facts = _cgroup(tree, kubelet_values)
-    placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods)
+    placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids)
     _mark_stale(placement, cpu_manager, memory_manager)
 
     reserved = None

@@ -145,6 +145,7 @@ class _Reader:
         self.cgroup_rel = cgroup_rel.strip('/')
         self.unknown = unknown
         self.missing = {}
+        self.node_ids = None
 
     def note_missing(self, rel):
         self.missing.setdefault(rel.rsplit('/', 1)[-1], []).append(rel)
@@ -218,7 +219,8 @@ def _pod_dirs(reader, driver, kubelet_cgroup_root):
     return found
 
 
-def read_placement(cgroup_dir, cgroup_rel, driver, kubelet_cgroup_root, cpu_node, pods=None, unknown=None):
+def read_placement(cgroup_dir, cgroup_rel, driver, kubelet_cgroup_root, cpu_node, pods=None, unknown=None,
+                   node_ids=None):
     """Every container cgroup under the kubepods cgroup of ``driver`` below ``cgroup_dir`` (the mounted cgroup v2
     hierarchy; ``cgroup_rel`` its path as reported, e.g. ``sys/fs/cgroup``).
 
@@ -226,9 +228,10 @@ def read_placement(cgroup_dir, cgroup_rel, driver, kubelet_cgroup_root, cpu_node
     cgroup is not there (the reason is appended to ``unknown``). Each container: pod_uid, container (name from the
     pods' container statuses, else None), container_id, runtime, qos, cgroup (path), cpus, cpu_count, mems, and
     numa: one entry per NUMA node holding its CPUs or memory (numa_node, cpus, cpu_count, anon_bytes, file_bytes,
-    kernel_bytes)."""
+    kernel_bytes). With ``node_ids`` (the online NUMA nodes), memory.numa_stat naming another node is refused."""
     unknown = [] if unknown is None else unknown
     reader = _Reader(cgroup_dir, cgroup_rel, unknown)
+    reader.node_ids = None if node_ids is None else set(node_ids)
     top_rel = cg.kubepods_path(driver, kubelet_cgroup_root)
     if _subdirs(os.path.join(cgroup_dir, top_rel)) is None:
         reader.note(top_rel, 'missing: no kubepods cgroup of the %s driver, so the placement of '
@@ -263,7 +266,12 @@ def _container(reader, rel, qos, uid, found, names, cpu_node):
     if stat_text is not None:
         try:
             memory = numa_memory(parse_numa_stat(stat_text))
+            strange = sorted(set(memory) - reader.node_ids) if reader.node_ids is not None else []
+            if strange:
+                raise ValueError('NUMA node %s is not online (online: %s)'
+                                 % (strange[0], format_cpuset(reader.node_ids) or 'none'))
         except ValueError as err:
+            memory = None
             reader.note(rel + '/memory.numa_stat', 'does not parse: %s' % err)
     name_uid, name = names.get(hexid, (None, None))
     per_node = {}

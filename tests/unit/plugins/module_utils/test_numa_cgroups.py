@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.numaops.colocation.plugins.module_utils import numa, numa_cgroups
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils import numa_trees
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import (
-    GIB, MIB, UID_C, UID_GONE, UID_LOG, UID_WEB, cid, tree)
+    GIB, MIB, UID_A, UID_C, UID_GONE, UID_LOG, UID_WEB, cid, tree)
 
 
 def load(root):
@@ -173,6 +173,14 @@ def test_hostile_cgroup_content(tmp_path):
         handle.write(b'0-1\xff\n')
     os.remove(os.path.join(log, 'cpuset.mems.effective'))
     os.symlink('/etc/hostname', os.path.join(log, 'cpuset.mems.effective'))
+    web = os.path.join(root, 'sys/fs/cgroup/kubepods/burstable/pod' + UID_A, cid('web'))
+    os.makedirs(web)
+    with open(os.path.join(web, 'cpuset.cpus.effective'), 'w') as handle:
+        handle.write('0-1\n')
+    with open(os.path.join(web, 'cpuset.mems.effective'), 'w') as handle:
+        handle.write('0\n')
+    with open(os.path.join(web, 'memory.numa_stat'), 'w') as handle:
+        handle.write('anon N0=1 N1=2 N999999=3\n')      # a node the machine does not have
     # directories that are neither pods nor containers, and a link to a directory elsewhere, are left out
     os.makedirs(os.path.join(root, 'sys/fs/cgroup/kubepods/besteffort/not-a-pod'))
     os.symlink('/etc', os.path.join(root, 'sys/fs/cgroup/kubepods/besteffort/pod' + UID_WEB))
@@ -185,13 +193,16 @@ def test_hostile_cgroup_content(tmp_path):
     assert reasons[lbase + 'memory.numa_stat'].startswith('refused: more than 1 MiB')
     assert 'byte 0xff is not UTF-8' in reasons[lbase + 'cpuset.cpus.effective']
     assert reasons[lbase + 'cpuset.mems.effective'] == 'a symbolic link, not a cgroup file: not followed'
+    wbase = '/sys/fs/cgroup/kubepods/burstable/pod%s/%s/' % (UID_A, cid('web'))
+    assert reasons[wbase + 'memory.numa_stat'] == 'does not parse: NUMA node 999999 is not online (online: 0-1)'
     items = by_id(facts)
+    assert items[cid('web')]['memory_known'] is False and [n['numa_node'] for n in items[cid('web')]['numa']] == [0]
     worker, log_item = items[cid('worker')], items[cid('log')]
     assert worker['cpus'] == '2-5' and worker['mems'] is None and worker['memory_known'] is False
     assert worker['numa'] == [{'numa_node': 0, 'cpus': '2-5', 'cpu_count': 4, 'anon_bytes': None,
                                'file_bytes': None, 'kernel_bytes': None}]
     assert log_item['cpus'] is None and log_item['numa'] == []
-    assert facts['placement']['pod_uids'] == sorted([UID_C, UID_LOG])
+    assert facts['placement']['pod_uids'] == sorted([UID_A, UID_C, UID_LOG])
 
 
 def test_module_returns_placement(capsys):
