@@ -12,6 +12,7 @@ The trees are built at test time (``trees()``), not committed: sysfs names PCI d
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -104,8 +105,8 @@ def pod(namespace, name, uid, containers, mirror=None, ids=None):
 
 
 def cid(tag):
-    """A 64-hex container ID made from a short tag (the form containerd gives)."""
-    return (tag.encode().hex() * 64)[:64]
+    """A 64-hex container ID made from a short tag (the form containerd gives: its SHA-256)."""
+    return hashlib.sha256(tag.encode()).hexdigest()
 
 
 # memory.numa_stat keys of a Linux 6.1 cgroup v2 (bytes; the workingset_* counters are events)
