@@ -24,11 +24,17 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
+
 # Characters that would break a shell-quoted /etc/default/grub line, a grub.cfg linux line or a BLS
 # options line (command substitution, variable expansion, comments, command separators, quoting).
 FORBIDDEN_CHARS = "'`$\\;&|<>(){}#"
 GRUB_CMDLINE_VARS = ('GRUB_CMDLINE_LINUX', 'GRUB_CMDLINE_LINUX_DEFAULT')
 LINUX_COMMANDS = ('linux', 'linux16', 'linuxefi')
+# keys the kernel takes several times, each value adding to a list (``console=``: every one is a console, the last
+# is /dev/console; ``memmap=``: one memory region each; systemd's ``systemd.setenv=``): a wanted value is added
+# after the node's values of the key, never in place of them
+LIST_KEYS = ('console', 'memmap', 'systemd.setenv')
 ALLOWED_TEXT = ("letters, digits and . , : / = + - _ @ % ~ ^ ! * ? [ ] and, inside a double-quoted "
                 "value (key=\"a b\"), spaces")
 
@@ -121,8 +127,11 @@ def parse_wanted(args, state='present', absent_args=None):
     """Turn the module's ``args``/``state``/``absent_args`` into (present, absent).
 
     ``present`` is an ordered list of (key, [Arg, ...]) - several values of one key are kept in the
-    order given (``console=tty0 console=ttyS0``); ``absent`` is an ordered list of keys removed
-    whatever their value. A key both wanted and unwanted is an error.
+    order given (``console=tty0 console=ttyS0``); the huge page arguments (``hugepagesz``, ``hugepages``,
+    ``default_hugepagesz``: order-dependent, see cmdline_hugepages.py) are one entry, key
+    ``cmdline_hugepages.BUNDLE``, in the order given. ``absent`` is an ordered list of keys removed whatever
+    their value, a huge page size as ``hugepagesz=<size>`` (that pair). A key both wanted and unwanted is
+    an error, as is an ambiguous list of huge page arguments.
     """
     present = []
     present_index = {}
@@ -133,19 +142,38 @@ def parse_wanted(args, state='present', absent_args=None):
         unwanted = wanted_args + unwanted
         wanted_args = []
     for arg in wanted_args:
-        if arg.key not in present_index:
-            present_index[arg.key] = len(present)
-            present.append((arg.key, []))
-        values = present[present_index[arg.key]][1]
-        if arg not in values:
+        key = hugepages.BUNDLE if arg.key in hugepages.KEYS else arg.key
+        if key not in present_index:
+            present_index[key] = len(present)
+            present.append((key, []))
+        values = present[present_index[key]][1]
+        if arg not in values or key == hugepages.BUNDLE:
             values.append(arg)
     for key, values in present:
         flags = [v for v in values if v.value is None]
-        if flags and len(values) > 1:
+        if key != hugepages.BUNDLE and flags and len(values) > 1:
             raise CmdlineError(
                 'args: %s is given both as a flag and with a value (%s); give it one way'
                 % (key, ', '.join(v.raw for v in values)))
+    wanted_huge = None
+    if hugepages.BUNDLE in present_index:
+        try:
+            wanted_huge = hugepages.parse(present[present_index[hugepages.BUNDLE]][1], 'args')
+        except hugepages.HugePagesError as exc:
+            raise CmdlineError(str(exc))
+    unwanted_huge = [a for a in unwanted if a.key in hugepages.KEYS]
+    if wanted_huge is not None and unwanted_huge:
+        both = hugepages.conflicts(wanted_huge, hugepages.parse_absent(unwanted_huge))
+        if both:
+            raise CmdlineError('conflicting args: %s is wanted present (%s) and absent (%s); a key can only be one '
+                               'of both' % (both, ' '.join(v.raw for v in present[present_index[hugepages.BUNDLE]][1]),
+                                            ' '.join(a.raw for a in unwanted_huge)))
     for arg in unwanted:
+        if arg.key in hugepages.KEYS:
+            name = '%s=%s' % (arg.key, arg.value) if arg.key == hugepages.SIZE and arg.value else arg.key
+            if name not in absent:
+                absent.append(name)
+            continue
         if arg.key in present_index:
             raise CmdlineError(
                 'conflicting args: %s is wanted present (%s) and absent (%s); a key can only be one of both'
@@ -153,6 +181,32 @@ def parse_wanted(args, state='present', absent_args=None):
         if arg.key not in absent:
             absent.append(arg.key)
     return present, absent
+
+
+def _split_absent(absent):
+    """(the absent keys merged by key, the absent huge page entries of cmdline_hugepages.parse_absent)."""
+    plain = [k for k in absent if k.split('=', 1)[0] not in hugepages.KEYS]
+    huge = [parse_arg(k, 'absent_args') for k in absent if k.split('=', 1)[0] in hugepages.KEYS]
+    return plain, hugepages.parse_absent(huge)
+
+
+def huge_absent_keys(absent):
+    return [k for k in absent if k.split('=', 1)[0] in hugepages.KEYS]
+
+
+def _wanted_huge(values):
+    try:
+        return hugepages.parse(values, 'args')
+    except hugepages.HugePagesError as exc:
+        raise CmdlineError(str(exc))
+
+
+def _list_key_satisfied(have, values):
+    """A key of LIST_KEYS carries ``values`` when they are among its values in that order and the last wanted one
+    is its last value."""
+    wanted = [(v.key, v.value) for v in values]
+    ours = [kv for kv in have if kv in wanted]
+    return ours == wanted and bool(have) and have[-1] == wanted[-1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,12 +259,33 @@ def edit_tokens(tokens, present, absent, style='in_place'):
     other occurrences are dropped; new keys are appended (before a ``--``).
     style ``append``: every occurrence of a changed key is removed and the wanted args appended, as
     grubby does. A key that already has exactly the wanted values is left alone in both styles.
+    A key of LIST_KEYS keeps the node's other values: the wanted ones come after them, in order.
+    The huge page arguments are merged as entries keyed by page size (cmdline_hugepages.edit): a count
+    never lands on another size; what cannot be merged safely raises CmdlineError.
     """
     kernel, init = _split_init(list(tokens))
-    absent_set = set(absent)
+    plain_absent, huge_absent = _split_absent(absent)
+    absent_set = set(plain_absent)
     kernel = [t for t in kernel if token_key(t) not in absent_set]
+    bundle = [values for key, values in present if key == hugepages.BUNDLE]
+    if huge_absent and not bundle:
+        kernel = _edit_huge(kernel, None, huge_absent, style)
     for key, values in present:
+        if key == hugepages.BUNDLE:
+            kernel = _edit_huge(kernel, _wanted_huge(values), huge_absent, style)
+            continue
         have = [t for t in kernel if token_key(t) == key]
+        if key in LIST_KEYS:
+            if _list_key_satisfied([split_token(t) for t in have], values):
+                continue
+            wanted = set((v.key, v.value) for v in values)
+            kept = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) not in wanted]
+            removed = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) in wanted]
+            at = kept[-1] + 1 if kept and style == 'in_place' else (
+                removed[0] if removed and style == 'in_place' else len(kernel))
+            new = [t for i, t in enumerate(kernel[:at]) if i not in removed] + [v.raw for v in values]
+            kernel = new + [t for i, t in enumerate(kernel[at:], at) if i not in removed]
+            continue
         if [split_token(t) for t in have] == [(v.key, v.value) for v in values]:
             continue
         wanted_raw = [v.raw for v in values]
@@ -223,16 +298,34 @@ def edit_tokens(tokens, present, absent, style='in_place'):
     return kernel + init
 
 
+def _edit_huge(kernel, wanted, absent, style):
+    try:
+        return hugepages.edit(kernel, wanted, absent, style)
+    except hugepages.HugePagesError as exc:
+        raise CmdlineError(str(exc))
+
+
 def unsatisfied(tokens, present, absent):
     """The wanted args ``tokens`` do not carry, as a list of short texts (empty: all satisfied)."""
     kernel, _init = _split_init(list(tokens))
+    plain_absent, huge_absent = _split_absent(absent)
     missing = []
+    bundle = None
     for key, values in present:
+        if key == hugepages.BUNDLE:
+            bundle = _wanted_huge(values)
+            missing.extend(hugepages.missing(kernel, bundle, huge_absent))
+            continue
         have = [split_token(t) for t in kernel if token_key(t) == key]
-        if have != [(v.key, v.value) for v in values]:
+        if key in LIST_KEYS:
+            if not _list_key_satisfied(have, values):
+                missing.extend(v.raw for v in values)
+        elif have != [(v.key, v.value) for v in values]:
             missing.extend(v.raw for v in values)
+    if bundle is None and huge_absent:
+        missing.extend(hugepages.missing(kernel, None, huge_absent))
     keys = set(token_key(t) for t in kernel)
-    for key in absent:
+    for key in plain_absent:
         if key in keys:
             missing.append('no ' + key)
     return missing
@@ -423,14 +516,34 @@ def edit_grub_defaults(text, present, absent, path='/etc/default/grub', variable
     toks = {}
     for idx, a in enumerate(assignments):
         toks[idx] = tokenize(a.value)
-    absent_set = set(absent)
+    plain_absent, huge_absent = _split_absent(absent)
+    absent_set = set(plain_absent)
     for idx in toks:
         toks[idx] = [t for t in toks[idx] if token_key(t) not in absent_set]
     order = [idx for idx, a in enumerate(assignments) if a.live]
     # search GRUB_CMDLINE_LINUX first, then _DEFAULT: the order grub-mkconfig puts them on the line
     order.sort(key=lambda k: (GRUB_CMDLINE_VARS.index(assignments[k].name), k))
     new_line_tokens = None
+    huge = [(key, values) for key, values in present if key == hugepages.BUNDLE]
+    if huge or huge_absent:
+        # the huge page arguments are edited where they are, all in one assignment (their order matters)
+        holders = [idx for idx in order if any(hugepages.is_hugepage_token(t) for t in toks[idx])]
+        line = [t for idx in order for t in toks[idx]]
+        if unsatisfied(line, huge, huge_absent_keys(absent)):
+            if len(holders) > 1:
+                raise CmdlineError(
+                    '%s: the huge page arguments are split over %s (%s); their order matters, so they are only '
+                    'edited when one assignment holds them all. Move them into one by hand and run again'
+                    % (path, ' and '.join(assignments[idx].name for idx in holders),
+                       ' '.join(t for t in line if hugepages.is_hugepage_token(t))))
+            targets = holders or [idx for idx in order if assignments[idx].name == variable][-1:]
+            if targets:
+                toks[targets[0]] = edit_tokens(toks[targets[0]], huge, huge_absent_keys(absent), 'in_place')
+            elif huge:
+                new_line_tokens = edit_tokens([], huge, [], 'in_place')
     for key, values in present:
+        if key == hugepages.BUNDLE:
+            continue
         wanted = [(v.key, v.value) for v in values]
         holders = [idx for idx in order if any(token_key(t) == key for t in toks[idx])]
         have = [split_token(t) for idx in holders for t in toks[idx] if token_key(t) == key]

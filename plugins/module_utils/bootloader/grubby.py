@@ -13,8 +13,10 @@ import os
 
 from ansible_collections.numaops.colocation.plugins.module_utils.bootloader.base import Backend, Plan
 from ansible_collections.numaops.colocation.plugins.module_utils.bootloader.node import DEFAULT_BLS_DIR, read_text
+from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import (
     CmdlineError,
+    huge_absent_keys,
     bls_options,
     edit_tokens,
     token_key,
@@ -94,18 +96,7 @@ class Grubby(Backend):
     def write(self, plan):
         node = self.node
         todo, entries = plan.details['todo'], plan.details['entries']
-        add, remove = [], []
-        wanted_keys = dict(node.present)
-        for key, values in node.present:
-            if any(unsatisfied(e['tokens'], [(key, values)], []) for e in todo):
-                add.extend(v.raw for v in values)
-        for e in todo:
-            for t in e['tokens']:
-                k = token_key(t)
-                spelled = t.replace('"', '').split('=', 1)[0]
-                if k in node.absent or (k in wanted_keys and spelled not in [v.raw.split('=', 1)[0] for v in wanted_keys[k]]):
-                    if spelled not in remove:
-                        remove.append(spelled)
+        add, remove = self.arguments(todo)
         snapshot = dict((f, read_text(f)) for f in bls_entries(node.bls_dir))
         plan.details['snapshot'] = snapshot
         if todo:
@@ -136,6 +127,55 @@ class Grubby(Backend):
                            ' '.join(want or [])))
         node.apply_defaults(*plan.details['defaults'])
         node.apply_kernel_cmdline(plan.details['kcmd'])
+
+    def arguments(self, todo):
+        """(--args words, --remove-args words) that turn every entry of ``todo`` into what edit_tokens gives (append
+        style, as grubby works: a changed key is removed everywhere and its final values appended). A key changed on
+        the entries gets its final values of the edited entry - the node's values of a key of LIST_KEYS kept, every
+        huge page argument in the order the merge gives (cmdline_hugepages) - and must come out the same on every
+        entry, since one grubby call changes them all; its removal is repeated once per occurrence, as grubby's
+        removal drops one occurrence of a key per word."""
+        node = self.node
+        add, remove = [], []
+        plain_absent = [k for k in node.absent if k not in huge_absent_keys(node.absent)]
+        keys = list(node.present)
+        if huge_absent_keys(node.absent) and hugepages.BUNDLE not in dict(keys):
+            keys.append((hugepages.BUNDLE, []))
+        for key, values in keys:
+            want = [(key, values)] if values else []
+            absent = huge_absent_keys(node.absent) if key == hugepages.BUNDLE else []
+            changing = [e for e in todo if unsatisfied(e['tokens'], want, absent)]
+            if not changing:
+                continue
+            match = hugepages.is_hugepage_token if key == hugepages.BUNDLE else (lambda t, k=key: token_key(t) == k)
+            finals = []
+            for e in changing:
+                final = [t for t in edit_tokens(e['tokens'], want, absent, 'append') if match(t)]
+                if final not in finals:
+                    finals.append(final)
+            if len(finals) > 1:
+                raise CmdlineError(
+                    'grubby changes every boot entry with one set of arguments, but the entries need different %s '
+                    'arguments (%s); nothing was changed. Make the entries agree first (grubby --info=ALL)'
+                    % ('huge page' if key == hugepages.BUNDLE else key, ' / '.join(' '.join(f) for f in finals)))
+            add.extend(finals[0])
+            counts = {}
+            for e in changing:
+                seen = {}
+                for t in e['tokens']:
+                    if match(t):
+                        spelled = t.replace('"', '').split('=', 1)[0]
+                        seen[spelled] = seen.get(spelled, 0) + 1
+                for spelled, n in seen.items():
+                    counts[spelled] = max(counts.get(spelled, 0), n)
+            for spelled in sorted(counts):
+                remove.extend([spelled] * counts[spelled])
+        for e in todo:
+            for t in e['tokens']:
+                spelled = t.replace('"', '').split('=', 1)[0]
+                if token_key(t) in plain_absent and spelled not in remove:
+                    remove.append(spelled)
+        return add, remove
 
     def verify(self, plan):
         node = self.node
