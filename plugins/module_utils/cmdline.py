@@ -281,8 +281,11 @@ def edit_tokens(tokens, present, absent, style='in_place'):
             wanted = set((v.key, v.value) for v in values)
             kept = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) not in wanted]
             removed = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) in wanted]
-            at = kept[-1] + 1 if kept and style == 'in_place' else (
-                removed[0] if removed and style == 'in_place' else len(kernel))
+            if style != 'in_place':
+                # grubby's way: every value of the key at the end, the node's first
+                kernel = [t for t in kernel if token_key(t) != key] + [kernel[i] for i in kept] + [v.raw for v in values]
+                continue
+            at = kept[-1] + 1 if kept else (removed[0] if removed else len(kernel))
             new = [t for i, t in enumerate(kernel[:at]) if i not in removed] + [v.raw for v in values]
             kernel = new + [t for i, t in enumerate(kernel[at:], at) if i not in removed]
             continue

@@ -17,7 +17,7 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common import warnings as module_warnings
 
-from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
+from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages, nodefile
 from ansible_collections.numaops.colocation.plugins.modules import kernel_cmdline
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -526,3 +526,95 @@ def test_check_mode_without_grub_cfg_lists_the_defaults_args(tmp_path, capsys, v
     generated = res['cmdline_next'].split()
     assert generated[0].startswith('root=') and generated[1] == 'ro'
     assert generated[2:] == predicted['cmdline_next'].split()
+
+
+# ------------------------------------------------------------------ huge page pairs and list keys, every backend
+
+HUGE = ['hugepagesz=2M', 'hugepages=512', 'hugepagesz=1G', 'hugepages=0:4', 'console=ttyS0,115200']
+NODE_OWN = 'hugepagesz=1G hugepages=16 console=tty0'
+
+
+def seed(path, old, new):
+    with open(path) as f:
+        text = f.read()
+    assert old in text
+    with open(path, 'w') as f:
+        f.write(text.replace(old, new))
+
+
+def huge_pages_of(tokens):
+    return cmdline_hugepages.read(tokens)[0]
+
+
+def backend_case(tmp_path, backend):
+    """A sandbox whose node has a 1G pair and a console of its own, and the module arguments for ``backend``."""
+    if backend == 'update-grub':
+        root = sandbox(tmp_path, 'debian')
+        seed(root + '/etc/default/grub', 'GRUB_CMDLINE_LINUX=""', 'GRUB_CMDLINE_LINUX="%s"' % NODE_OWN)
+        args = common(root, update_grub_path=root + '/usr/sbin/update-grub',
+                      grub_mkconfig_path=root + '/usr/sbin/grub-mkconfig')
+        return root, args, lambda: linux_lines(root + '/boot/grub/grub.cfg')
+    if backend in ('grub2-mkconfig', 'grubcfg'):
+        root = sandbox(tmp_path, 'openeuler-bios')
+        seed(root + '/etc/default/grub', 'rhgb quiet"', 'rhgb quiet %s"' % NODE_OWN)
+        cfg = os.path.realpath(root + '/boot/grub2/grub.cfg')
+        seed(cfg, 'rhgb quiet', 'rhgb quiet %s' % NODE_OWN)
+        args = common(root, grub_mkconfig_path=root + '/usr/sbin/grub2-mkconfig', backend=backend)
+        if backend == 'grubcfg':
+            args['grub_cfg_paths'] = [cfg]
+        return root, args, lambda: linux_lines(cfg)
+    root = grub_sandbox.build('bls', str(tmp_path / 'bls'))
+    for entry in glob.glob(root + '/boot/loader/entries/*.conf'):
+        seed(entry, 'rhgb quiet', 'rhgb quiet %s' % NODE_OWN)
+    args = common(root, grubby_path=root + '/usr/sbin/grubby', bls_dir=root + '/boot/loader/entries',
+                  grub_script_check_path=None)
+
+    def options():
+        out = []
+        for entry in sorted(glob.glob(root + '/boot/loader/entries/*.conf')):
+            with open(entry) as fh:
+                out.append([line for line in fh if line.startswith('options ')][0].split()[1:])
+        return out
+    return root, args, options
+
+
+@pytest.mark.parametrize('backend', [
+    pytest.param('update-grub', marks=needs_grub), pytest.param('grub2-mkconfig', marks=needs_grub),
+    'grubcfg', 'grubby'])
+def test_huge_page_pairs_and_consoles_merged_on_every_backend(tmp_path, capsys, backend):
+    root, args, lines = backend_case(tmp_path, backend)
+    if backend == 'grubcfg' and not os.path.exists(SCRIPT_CHECK):
+        del args['grub_script_check_path']
+    args['args'] = HUGE
+    predicted = run(capsys, check=True, diff=True, **args)
+    assert predicted.get('failed') is not True and predicted['changed'] is True, predicted.get('msg')
+    res = run(capsys, diff=True, **args)
+    assert res['changed'] is True, res.get('msg')
+    # every boot entry reads 512 2M pages and 4 1G pages on NUMA node 0, the node's console kept before ours
+    for toks in lines():
+        assert huge_pages_of(toks) == {2 << 20: '512', 1 << 30: '0:4'}, toks
+        assert [t for t in toks if t.startswith('console=')] == ['console=tty0', 'console=ttyS0,115200']
+    # check mode predicted the next command line (root= is the sandbox generator's own guess; without a grub.cfg
+    # yet, update-grub's prediction is the arguments of /etc/default/grub alone)
+    if backend != 'update-grub':
+        assert predicted['cmdline_next'].split()[1:] == res['cmdline_next'].split()[1:]
+    assert huge_pages_of(predicted['cmdline_next'].split()) == {2 << 20: '512', 1 << 30: '0:4'}
+    assert huge_pages_of(res['cmdline_next'].split()) == {2 << 20: '512', 1 << 30: '0:4'}
+    again = run(capsys, check=True, **args)
+    assert again['changed'] is False
+    assert run(capsys, **args)['changed'] is False
+    # state=absent removes the whole 1G pair, the 2M pair stays
+    gone = run(capsys, **dict(args, args=['hugepagesz=1G'], state='absent'))
+    assert gone['changed'] is True, gone.get('msg')
+    for toks in lines():
+        assert huge_pages_of(toks) == {2 << 20: '512'}, toks
+    assert run(capsys, **dict(args, args=['hugepagesz=1G'], state='absent'))['changed'] is False
+
+
+def test_ambiguous_huge_pages_refused_before_anything(tmp_path, capsys):
+    root, args, _lines = backend_case(tmp_path, 'grubby')
+    before = snapshot(root)
+    res = run(capsys, **dict(args, args=['hugepages=16', 'hugepagesz=1G', 'hugepages=4']))
+    assert res['failed'] is True
+    assert res['msg'].startswith('args: hugepages=16 has no hugepagesz= before it while the args also give sizes')
+    assert snapshot(root) == before
