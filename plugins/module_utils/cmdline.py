@@ -25,16 +25,14 @@ __metaclass__ = type
 import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
+from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_lists
+from ansible_collections.numaops.colocation.plugins.module_utils.cmdline_lists import LIST_KEYS
 
 # Characters that would break a shell-quoted /etc/default/grub line, a grub.cfg linux line or a BLS
 # options line (command substitution, variable expansion, comments, command separators, quoting).
 FORBIDDEN_CHARS = "'`$\\;&|<>(){}#"
 GRUB_CMDLINE_VARS = ('GRUB_CMDLINE_LINUX', 'GRUB_CMDLINE_LINUX_DEFAULT')
 LINUX_COMMANDS = ('linux', 'linux16', 'linuxefi')
-# keys the kernel takes several times, each value adding to a list (``console=``: every one is a console, the last
-# is /dev/console; ``memmap=``: one memory region each; systemd's ``systemd.setenv=``): a wanted value is added
-# after the node's values of the key, never in place of them
-LIST_KEYS = ('console', 'memmap', 'systemd.setenv')
 ALLOWED_TEXT = ("letters, digits and . , : / = + - _ @ % ~ ^ ! * ? [ ] and, inside a double-quoted "
                 "value (key=\"a b\"), spaces")
 
@@ -185,9 +183,8 @@ def parse_wanted(args, state='present', absent_args=None):
 
 def _split_absent(absent):
     """(the absent keys merged by key, the absent huge page entries of cmdline_hugepages.parse_absent)."""
-    plain = [k for k in absent if k.split('=', 1)[0] not in hugepages.KEYS]
-    huge = [parse_arg(k, 'absent_args') for k in absent if k.split('=', 1)[0] in hugepages.KEYS]
-    return plain, hugepages.parse_absent(huge)
+    huge = huge_absent_keys(absent)
+    return [k for k in absent if k not in huge], hugepages.parse_absent(huge)
 
 
 def huge_absent_keys(absent):
@@ -199,14 +196,6 @@ def _wanted_huge(values):
         return hugepages.parse(values, 'args')
     except hugepages.HugePagesError as exc:
         raise CmdlineError(str(exc))
-
-
-def _list_key_satisfied(have, values):
-    """A key of LIST_KEYS carries ``values`` when they are among its values in that order and the last wanted one
-    is its last value."""
-    wanted = [(v.key, v.value) for v in values]
-    ours = [kv for kv in have if kv in wanted]
-    return ours == wanted and bool(have) and have[-1] == wanted[-1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,18 +265,9 @@ def edit_tokens(tokens, present, absent, style='in_place'):
             continue
         have = [t for t in kernel if token_key(t) == key]
         if key in LIST_KEYS:
-            if _list_key_satisfied([split_token(t) for t in have], values):
-                continue
-            wanted = set((v.key, v.value) for v in values)
-            kept = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) not in wanted]
-            removed = [i for i, t in enumerate(kernel) if token_key(t) == key and split_token(t) in wanted]
-            if style != 'in_place':
-                # grubby's way: every value of the key at the end, the node's first
-                kernel = [t for t in kernel if token_key(t) != key] + [kernel[i] for i in kept] + [v.raw for v in values]
-                continue
-            at = kept[-1] + 1 if kept else (removed[0] if removed else len(kernel))
-            new = [t for i, t in enumerate(kernel[:at]) if i not in removed] + [v.raw for v in values]
-            kernel = new + [t for i, t in enumerate(kernel[at:], at) if i not in removed]
+            wanted = [(v.key, v.value) for v in values]
+            if not cmdline_lists.satisfied([split_token(t) for t in have], wanted):
+                kernel = cmdline_lists.edit(kernel, key, [v.raw for v in values], wanted, token_key, split_token, style)
             continue
         if [split_token(t) for t in have] == [(v.key, v.value) for v in values]:
             continue
@@ -321,7 +301,7 @@ def unsatisfied(tokens, present, absent):
             continue
         have = [split_token(t) for t in kernel if token_key(t) == key]
         if key in LIST_KEYS:
-            if not _list_key_satisfied(have, values):
+            if not cmdline_lists.satisfied(have, [(v.key, v.value) for v in values]):
                 missing.extend(v.raw for v in values)
         elif have != [(v.key, v.value) for v in values]:
             missing.extend(v.raw for v in values)

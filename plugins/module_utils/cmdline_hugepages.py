@@ -153,12 +153,14 @@ def parse(args, field='args'):
 
 
 def parse_absent(args):
-    """The huge page entries to remove: a list of ('pair', size id or None (every pair)) and ('default', None)."""
+    """The huge page entries to remove: a list of ('pair', size id or None (every pair)) and ('default', None).
+    ``args``: cmdline.Arg objects, or the texts cmdline.parse_wanted keeps in its absent list."""
     out = []
     for arg in args:
-        if arg.key == SIZE and arg.value:
-            item = ('pair', size_id(arg.value))
-        elif arg.key == DEFAULT:
+        key, value = (arg.key, arg.value) if not isinstance(arg, str) else _kv(arg)
+        if key == SIZE and value:
+            item = ('pair', size_id(value))
+        elif key == DEFAULT:
             item = ('default', None)
         else:
             item = ('pair', None)

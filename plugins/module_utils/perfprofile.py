@@ -26,7 +26,7 @@ allowed. Pure functions, standard library only, Python 3.8+.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import edit_cmdline, parse_wanted
+from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import CmdlineError, edit_cmdline, parse_wanted
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.reservations import ReservationError, derive_cpus
 
@@ -260,30 +260,27 @@ def hugepages_args(default, pages):
 
 
 def boot_pairs(words):
-    """The ``hugepagesz=``/``hugepages=`` words of a command line, in order (the kernel reads each ``hugepages=``
-    after the ``hugepagesz=`` before it)."""
-    return [word for word in words if word.split('=', 1)[0] in ('hugepagesz', 'hugepages')]
-
-
-def _pair_sizes(pairs):
-    return set(word.split('=', 1)[1] for word in pairs if word.startswith('hugepagesz='))
+    """The huge page words of a command line (``default_hugepagesz=``, ``hugepagesz=``, ``hugepages=``), in order (the
+    kernel reads each ``hugepages=`` after the ``hugepagesz=`` before it)."""
+    return [word for word in words if word.split('=', 1)[0] in ('default_hugepagesz', 'hugepagesz', 'hugepages')]
 
 
 def running_pairs_error(kernel_args, running_words, path='/proc/cmdline'):
-    """The refusal when kernel_cmdline's merge by key of the profile's ``hugepagesz=``/``hugepages=`` pairs into the
-    running command line would not give exactly the profile's pairs (it reorders them) or would drop a pair of
-    another size the node has (or a ``hugepages=`` of the default size). None when the merge is exact."""
+    """The refusal when kernel_cmdline would refuse the profile's huge page arguments on the command line the node
+    booted with: merging them would give a count of the node's another size (a ``hugepages=`` of the default size
+    when the profile sets ``default_hugepagesz``), or the node's huge page arguments are ones kernel_cmdline does not
+    merge. None when kernel_cmdline merges them (it replaces the count of a size in place and keeps the pairs of
+    other sizes)."""
     ours, theirs = boot_pairs(kernel_args), boot_pairs(running_words)
-    if not ours or not theirs or ours == theirs:
+    if not ours or not theirs:
         return None
-    present, absent = parse_wanted(ours)
-    merged = boot_pairs(edit_cmdline(' '.join(running_words), present, absent).split())
-    if merged == ours and theirs[0].startswith('hugepagesz=') and _pair_sizes(theirs) <= _pair_sizes(ours):
-        return None
-    return ('%s: the node booted with %s; the profile reserves %s at boot, and merging them by key would reorder or '
-            'drop these order-dependent arguments. Remove them from the boot configuration first (kernel_cmdline with '
-            'state=absent and args [hugepagesz, hugepages]) and reboot, or give the pages a NUMA node. Nothing was '
-            'changed.' % (path, ' '.join(theirs), ' '.join(ours)))
+    try:
+        present, absent = parse_wanted(ours)
+        edit_cmdline(' '.join(running_words), present, absent)
+    except CmdlineError as err:
+        return ('%s: the node booted with %s, and kernel_cmdline would refuse the profile\'s %s: %s' % (
+            path, ' '.join(theirs), ' '.join(ours), err))
+    return None
 
 
 def kubelet_settings(reserved, numa):
@@ -334,12 +331,6 @@ def derive(profile, facts):
     if numa and numa.get('topology_policy') in ('restricted', 'single-numa-node') and cpu is None:
         errors.append('profile.numa.topology_policy: %s needs profile.cpu (the memory manager Static and the '
                       'static CPU manager need reserved CPUs)' % numa['topology_policy'])
-    boot = boot_pairs(hugepages_args(default, pages)) if not errors else []
-    if len(boot) > 2:
-        errors.append('profile.hugepages.pages: %s reserves two page sizes at boot; the kernel reads each hugepages= '
-                      'after the hugepagesz= before it, and a merge of the command line by key can reorder them. '
-                      'Give the 2M pages a NUMA node (the unit sets them at boot), or reserve one size at boot'
-                      % ' '.join(boot))
     if errors:
         raise ProfileError(errors)
     online = _online(facts) or set()

@@ -28,8 +28,9 @@ description:
   - Every refusal comes before anything is written and names the field, the value and what is allowed - CPUs
     that are not online, an empty set, reserved and isolated CPUs that overlap, SMT siblings of one core split
     between reserved and isolated, huge pages above a NUMA node's memory, an unknown NUMA node, a page size the
-    node does not offer, huge pages of two sizes reserved at boot, and a running command line whose
-    C(hugepagesz=)/C(hugepages=) pairs differ from the profile's boot pages (a merge by key would reorder them).
+    node does not offer, and a running command line whose huge page arguments
+    M(numaops.colocation.kernel_cmdline) would refuse to merge with the profile's (a C(hugepages=) of the default
+    size when the profile sets C(default_hugepagesz), whose pages would become pages of another size).
   - See docs/performance_profiles.md for the mapping of each PerformanceProfile field and what is not done.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes

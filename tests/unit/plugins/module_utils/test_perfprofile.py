@@ -235,13 +235,11 @@ def test_drift_of_pages_without_a_node_is_the_sum_over_the_nodes(xeon):
                                                          'allocated': 2048}]
 
 
-def test_two_sizes_at_boot_are_refused(xeon):
-    assert refused({'hugepages': {'pages': [{'size': '2M', 'count': 512}, {'size': '1G', 'count': 2, 'node': 0}]}},
-                   xeon) == [
-        'profile.hugepages.pages: hugepagesz=2M hugepages=512 hugepagesz=1G hugepages=0:2 reserves two page sizes at '
-        'boot; the kernel reads each hugepages= after the hugepagesz= before it, and a merge of the command line by '
-        'key can reorder them. Give the 2M pages a NUMA node (the unit sets them at boot), or reserve one size at '
-        'boot']
+def test_two_sizes_at_boot_are_pairs_in_order(xeon):
+    # kernel_cmdline merges them as pairs keyed by size, so both sizes may be reserved at boot
+    derived = perfprofile.derive({'hugepages': {'pages': [{'size': '2M', 'count': 512},
+                                                          {'size': '1G', 'count': 2, 'node': 0}]}}, xeon)
+    assert derived['kernel_args'] == ['hugepagesz=2M', 'hugepages=512', 'hugepagesz=1G', 'hugepages=0:2']
 
 
 OURS = ['default_hugepagesz=1G', 'hugepagesz=1G', 'hugepages=0:4']
@@ -250,23 +248,24 @@ OURS = ['default_hugepagesz=1G', 'hugepagesz=1G', 'hugepages=0:4']
 @pytest.mark.parametrize('running', [
     'ro quiet',                                           # nothing of the node's own
     'ro hugepagesz=1G hugepages=0:4 quiet',               # the profile's already
-    'ro default_hugepagesz=2M hugepagesz=1G hugepages=16 quiet',   # the same size, replaced in place
+    'ro default_hugepagesz=1G hugepagesz=1G hugepages=16 quiet',   # the same size, replaced in place
+    # pairs of another size are kept, the 1G count replaced in place
+    'ro hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=512',
+    'ro hugepagesz=2M hugepages=16',
 ])
-def test_running_pairs_merged_exactly(running):
+def test_running_pairs_kernel_cmdline_merges(running):
     assert perfprofile.running_pairs_error(OURS, running.split()) is None
 
 
-@pytest.mark.parametrize('running, theirs', [
-    # kernel_cmdline would drop the node's 2M pair
-    ('ro hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=512', 'hugepagesz=1G hugepages=16 hugepagesz=2M '
-                                                                  'hugepages=512'),
-    # a count of the default size: the merge would put hugepages=0:4 before hugepagesz=1G
-    ('ro hugepages=16 quiet', 'hugepages=16'),
-    ('ro hugepagesz=2M hugepages=16', 'hugepagesz=2M hugepages=16'),
+@pytest.mark.parametrize('running, theirs, why', [
+    # a count of the default size would become a count of 1G pages
+    ('ro hugepages=16 quiet', 'hugepages=16', "the node has 'hugepages=16': a hugepages= of the default size"),
+    # the default size changes under the node's count of it
+    ('ro default_hugepagesz=2M hugepages=512', 'default_hugepagesz=2M hugepages=512',
+     'the count of the default size 2M'),
 ])
-def test_running_pairs_that_a_merge_would_break_are_refused(running, theirs):
-    assert perfprofile.running_pairs_error(OURS, running.split(), '/proc/cmdline') == (
-        '/proc/cmdline: the node booted with %s; the profile reserves hugepagesz=1G hugepages=0:4 at boot, and '
-        'merging them by key would reorder or drop these order-dependent arguments. Remove them from the boot '
-        'configuration first (kernel_cmdline with state=absent and args [hugepagesz, hugepages]) and reboot, or give '
-        'the pages a NUMA node. Nothing was changed.' % theirs)
+def test_running_pairs_kernel_cmdline_would_refuse_are_refused(running, theirs, why):
+    error = perfprofile.running_pairs_error(OURS, running.split(), '/proc/cmdline')
+    assert error.startswith("/proc/cmdline: the node booted with %s, and kernel_cmdline would refuse the profile's "
+                            "default_hugepagesz=1G hugepagesz=1G hugepages=0:4: " % theirs)
+    assert why in error

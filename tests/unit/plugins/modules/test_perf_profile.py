@@ -180,15 +180,25 @@ def test_a_unit_of_an_earlier_profile_is_left_and_named(capsys, node):
         assert handle.read() == unit
 
 
-def test_running_huge_page_pairs_a_merge_would_break_are_refused(capsys, node, tmp_path):
-    # a copy of the ThunderX2 tree, booted with a 1G and a 2M pair
+def test_running_huge_page_pairs_are_merged_and_a_count_that_would_change_size_is_refused(capsys, node, tmp_path):
+    # a copy of the ThunderX2 tree, booted with a 1G and a 2M pair: kernel_cmdline replaces the 1G count in place
+    # and keeps the 2M pair, so the profile is taken
     topology = str(tmp_path / 'tx2')
     shutil.copytree(TX2, topology)
     with open(os.path.join(topology, 'proc/cmdline'), 'w') as handle:
         handle.write('ro hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=64 quiet\n')
-    before = snapshot(str(tmp_path / 'etc'))
     result = run(capsys, node, profile={'cpu': {'reserved': 'auto'}, 'hugepages': {'pages': [
         {'size': '1G', 'count': 1, 'node': 1}]}}, topology=topology)
-    assert result['failed'] and 'the node booted with hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=64' in \
+    assert not result.get('failed'), result.get('msg')
+    assert result['kernel_args'][-2:] == ['hugepagesz=1G', 'hugepages=1:1']
+    # booted with a count of the default size: with default_hugepagesz=1G those pages would become 1G pages
+    with open(os.path.join(topology, 'proc/cmdline'), 'w') as handle:
+        handle.write('ro hugepages=16 quiet\n')
+    before = snapshot(str(tmp_path / 'etc'))
+    result = run(capsys, node, profile={'cpu': {'reserved': 'auto'}, 'hugepages': {'default_size': '1G', 'pages': [
+        {'size': '1G', 'count': 1, 'node': 1}]}}, topology=topology)
+    assert result['failed']
+    assert ('the node booted with hugepages=16, and kernel_cmdline would refuse the profile\'s default_hugepagesz=1G '
+            'hugepagesz=1G hugepages=1:1: the node has \'hugepages=16\': a hugepages= of the default size') in \
         result['msg']
     assert snapshot(str(tmp_path / 'etc')) == before
