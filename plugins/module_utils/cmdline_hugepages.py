@@ -424,7 +424,8 @@ def check(before, after, wanted, absent):
 
 
 def _moved(before, after, what, default):
+    node = ' '.join(t for t in before if is_hugepage_token(t))
+    merged = ' '.join(t for t in after if is_hugepage_token(t))
     return ('the node has %r: %s; with %s its pages would become pages of another size (%r). Nothing was changed; '
             'give the count for the new default size too (%s hugepages=<count>), or remove the node\'s count '
-            '(absent_args: hugepages)' % (' '.join(t for t in before if is_hugepage_token(t)), what, default,
-                                           ' '.join(t for t in after if is_hugepage_token(t)), default))
+            '(absent_args: hugepages)' % (node, what, default, merged, default))

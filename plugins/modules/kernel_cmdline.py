@@ -35,7 +35,9 @@ description:
     directory does not exist (C(/boot/grub) without grub installed) fails the task before any file is touched.
   - A key given with a new value replaces the old value (no duplicate keys); O(state=absent) removes a flag
     or a key whatever its value. Keys the kernel takes several times (C(console), C(memmap),
-    C(systemd.setenv)) keep the node's values; the wanted ones come after them, in the order given.
+    C(systemd.setenv)) keep the node's values; the wanted ones come after them, in the order given. The order
+    of the other arguments is kept. Arguments after a lone C(--) belong to init and are never touched. As in the
+    kernel, C(-) and C(_) are the same in parameter names.
   - "Huge page arguments are merged as entries keyed by page size, as the kernel reads them (a C(hugepages=)
     counts pages of the C(hugepagesz=) before it): a wanted C(hugepagesz=<size> hugepages=<count>) pair replaces
     the count of the node's pair of that size where it is, the node's pairs of other sizes stay, new pairs are
@@ -43,8 +45,7 @@ description:
     the default size's entry; O(state=absent) removes whole pairs (C(hugepagesz=1G) that pair, C(hugepagesz) or
     C(hugepages) every one). A merge that would put a count on another size, and an ambiguous list (a
     C(hugepages=) with no size before it when sizes are given too, two counts for one size), are refused before
-    anything is changed. See docs/kernel_cmdline.md. The order of the other arguments is kept. Arguments after a lone C(--)
-    belong to init and are never touched. As in the kernel, C(-) and C(_) are the same in parameter names.
+    anything is changed. See docs/kernel_cmdline.md."
   - RV(reboot_required) compares the wanted arguments with what the running kernel was booted with
     (O(proc_cmdline_path)), not merely whether a file changed, so it stays true until the node has rebooted.
 extends_documentation_fragment:
