@@ -91,12 +91,14 @@ class Grubby(Backend):
                  if unsatisfied(tokenize(bls_options(read_text(f)) or ''), node.present, node.absent)]
         changed = bool(todo) or (before_defaults != after_defaults) or bool(kcmd and kcmd[1] != kcmd[2])
         next_tokens = edit_tokens(state['default']['tokens'], node.present, node.absent, 'append')
-        return Plan(changed, files, next_tokens, todo=todo, files=files, **state)
+        # the arguments of the one grubby call, worked out (or refused) before anything is changed, in check mode too
+        add, remove = self.arguments(todo)
+        return Plan(changed, files, next_tokens, todo=todo, files=files, add=add, remove=remove, **state)
 
     def write(self, plan):
         node = self.node
         todo, entries = plan.details['todo'], plan.details['entries']
-        add, remove = self.arguments(todo)
+        add, remove = plan.details['add'], plan.details['remove']
         snapshot = dict((f, read_text(f)) for f in bls_entries(node.bls_dir))
         plan.details['snapshot'] = snapshot
         if todo:

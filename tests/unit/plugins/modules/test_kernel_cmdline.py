@@ -618,3 +618,19 @@ def test_ambiguous_huge_pages_refused_before_anything(tmp_path, capsys):
     assert res['failed'] is True
     assert res['msg'].startswith('args: hugepages=16 has no hugepagesz= before it while the args also give sizes')
     assert snapshot(root) == before
+
+
+def test_grubby_entries_needing_different_huge_page_arguments_are_refused_before_anything(tmp_path, capsys):
+    # grubby sets one set of arguments on every entry: one entry with a 2M pair of its own would lose it
+    root, args, options = backend_case(tmp_path, 'grubby')
+    entry = sorted(glob.glob(root + '/boot/loader/entries/*.conf'))[0]
+    seed(entry, 'hugepages=16', 'hugepages=16 hugepagesz=2M hugepages=64')
+    before = snapshot(root)
+    for check in (True, False):
+        res = run(capsys, check=check, **dict(args, args=['hugepagesz=1G', 'hugepages=4']))
+        assert res['failed'] is True
+        assert res['msg'].startswith(
+            'grubby changes every boot entry with one set of arguments, but the entries need different huge page '
+            'arguments (hugepagesz=1G hugepages=4 / hugepagesz=1G hugepages=4 hugepagesz=2M hugepages=64); nothing '
+            'was changed'), res['msg']
+        assert snapshot(root) == before
