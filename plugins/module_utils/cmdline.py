@@ -159,15 +159,13 @@ def parse_wanted(args, state='present', absent_args=None):
             wanted_huge = hugepages.parse(present[present_index[hugepages.BUNDLE]][1], 'args')
         except hugepages.HugePagesError as exc:
             raise CmdlineError(str(exc))
-    unwanted_huge = [a for a in unwanted if a.key in hugepages.KEYS]
-    if wanted_huge is not None and unwanted_huge:
-        both = hugepages.conflicts(wanted_huge, hugepages.parse_absent(unwanted_huge))
-        if both:
-            raise CmdlineError('conflicting args: %s is wanted present (%s) and absent (%s); a key can only be one '
-                               'of both' % (both, ' '.join(v.raw for v in present[present_index[hugepages.BUNDLE]][1]),
-                                            ' '.join(a.raw for a in unwanted_huge)))
+    sized = False
     for arg in unwanted:
         if arg.key in hugepages.KEYS:
+            # a count right after a size (or default_hugepagesz) in the list is that pair's: the pair goes whole
+            if arg.key == hugepages.COUNT and sized:
+                continue
+            sized = arg.key == hugepages.DEFAULT or (arg.key == hugepages.SIZE and bool(arg.value))
             name = '%s=%s' % (arg.key, arg.value) if arg.key == hugepages.SIZE and arg.value else arg.key
             if name not in absent:
                 absent.append(name)
@@ -178,6 +176,11 @@ def parse_wanted(args, state='present', absent_args=None):
                 % (arg.key, ', '.join(v.raw for v in present[present_index[arg.key]][1]), arg.raw))
         if arg.key not in absent:
             absent.append(arg.key)
+    both = wanted_huge and hugepages.conflicts(wanted_huge, hugepages.parse_absent(huge_absent_keys(absent)))
+    if both:
+        raise CmdlineError('conflicting args: %s is wanted present (%s) and absent (%s); a key can only be one of both'
+                           % (both, ' '.join(v.raw for v in present[present_index[hugepages.BUNDLE]][1]),
+                              ' '.join(huge_absent_keys(absent))))
     return present, absent
 
 

@@ -70,8 +70,14 @@ def edit(before, args, state='present', absent=None, style='in_place'):
      'ro hugepagesz=2M hugepages=5'),
     ('ro hugepages=4 default_hugepagesz=1G', ['default_hugepagesz'], 'absent', [], 'ro'),
     ('ro quiet', ['hugepagesz=1G'], 'absent', [], 'ro quiet'),
+    # a pair given whole with state=absent removes that pair only
+    ('ro hugepagesz=1G hugepages=4 hugepagesz=2M hugepages=5', ['hugepagesz=1G', 'hugepages=4'], 'absent', [],
+     'ro hugepagesz=2M hugepages=5'),
+    ('ro hugepagesz=1G hugepages=4 hugepagesz=2M hugepages=5', ['hugepagesz', 'hugepages'], 'absent', [], 'ro'),
     # one size replaced by another in one task
     ('ro hugepagesz=1G hugepages=4', ['hugepagesz=2M', 'hugepages=512'], 'present', ['hugepagesz=1G'],
+     'ro hugepagesz=2M hugepages=512'),
+    ('ro hugepagesz=1G hugepages=4', ['hugepagesz=2M', 'hugepages=512'], 'present', ['hugepagesz=1G', 'hugepages=4'],
      'ro hugepagesz=2M hugepages=512'),
     # init's arguments are not the kernel's
     ('ro -- hugepages=3', ['hugepagesz=1G', 'hugepages=4'], 'present', [], 'ro hugepagesz=1G hugepages=4 -- hugepages=3'),
