@@ -26,6 +26,7 @@ allowed. Pure functions, standard library only, Python 3.8+.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import CmdlineError, edit_cmdline, parse_wanted
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.reservations import ReservationError, derive_cpus
@@ -281,6 +282,19 @@ def running_pairs_error(kernel_args, running_words, path='/proc/cmdline'):
         return ('%s: the node booted with %s, and kernel_cmdline would refuse the profile\'s %s: %s' % (
             path, ' '.join(theirs), ' '.join(ours), err))
     return None
+
+
+def replaced_pairs(running_words, kernel_args):
+    """The words of the running command line's huge page pairs whose count the profile's kernel arguments change (the
+    same page size, another count): kernel_cmdline replaces that count where it is."""
+    ours = hugepages.read(boot_pairs(kernel_args))[0]
+    words = boot_pairs(running_words)
+    out = []
+    for group in hugepages.groups(words):
+        counts = [words[i].split('=', 1)[1] for i in group['counts']]
+        if group['kind'] == 'pair' and group['size'] in ours and counts[:1] != [ours[group['size']]]:
+            out += [words[i] for i in [group['setter']] + group['counts']]
+    return out
 
 
 def kubelet_settings(reserved, numa):

@@ -167,7 +167,10 @@ kernel_args:
   sample: [nohz=on, nohz_full=1-63, rcu_nocbs=1-63, "isolcpus=managed_irq,1-63", irqaffinity=0,
            systemd.cpu_affinity=0, skew_tick=1, default_hugepagesz=1G, hugepagesz=1G, "hugepages=0:4,1:2"]
 kernel_args_replacing:
-  description: Arguments of the running kernel's command line whose key RV(kernel_args) gives another value.
+  description:
+    - Arguments of the running kernel's command line whose key RV(kernel_args) gives another value.
+    - For huge pages, the C(hugepagesz=)/C(hugepages=) pair of a page size whose count RV(kernel_args) changes
+      (M(numaops.colocation.kernel_cmdline) replaces that count where it is and keeps the pairs of other sizes).
   returned: always
   type: list
   elements: str
@@ -233,7 +236,8 @@ def _running(root):
 def _replacing(words, args):
     wanted = dict((arg.split('=', 1)[0], arg) for arg in args if '=' in arg)
     return [word for word in words if '=' in word and word.split('=', 1)[0] in wanted
-            and word != wanted[word.split('=', 1)[0]] and word.split('=', 1)[0] not in ('hugepagesz', 'hugepages')]
+            and word != wanted[word.split('=', 1)[0]] and word.split('=', 1)[0] not in ('hugepagesz', 'hugepages')] \
+        + perfprofile.replaced_pairs(words, args)
 
 
 def plan(module, derived):

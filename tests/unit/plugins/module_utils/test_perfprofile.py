@@ -269,3 +269,13 @@ def test_running_pairs_kernel_cmdline_would_refuse_are_refused(running, theirs, 
     assert error.startswith("/proc/cmdline: the node booted with %s, and kernel_cmdline would refuse the profile's "
                             "default_hugepagesz=1G hugepagesz=1G hugepages=0:4: " % theirs)
     assert why in error
+
+
+@pytest.mark.parametrize('running, replaced', [
+    ('ro hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=512', ['hugepagesz=1G', 'hugepages=16']),
+    ('ro hugepagesz=1G hugepages=0:4', []),                        # the profile's count already
+    ('ro hugepagesz=2M hugepages=512', []),                        # another size: kept, not replaced
+    ('ro hugepagesz=1G quiet', ['hugepagesz=1G']),                 # the size without a count gets one
+])
+def test_replaced_pairs_name_the_node_pairs_whose_count_changes(running, replaced):
+    assert perfprofile.replaced_pairs(running.split(), OURS) == replaced

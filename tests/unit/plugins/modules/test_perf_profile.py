@@ -191,6 +191,7 @@ def test_running_huge_page_pairs_are_merged_and_a_count_that_would_change_size_i
         {'size': '1G', 'count': 1, 'node': 1}]}}, topology=topology)
     assert not result.get('failed'), result.get('msg')
     assert result['kernel_args'][-2:] == ['hugepagesz=1G', 'hugepages=1:1']
+    assert result['kernel_args_replacing'] == ['hugepagesz=1G', 'hugepages=2']
     # booted with a count of the default size: with default_hugepagesz=1G those pages would become 1G pages
     with open(os.path.join(topology, 'proc/cmdline'), 'w') as handle:
         handle.write('ro hugepages=16 quiet\n')
