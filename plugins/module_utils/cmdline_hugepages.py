@@ -146,9 +146,12 @@ def parse(args, field='args'):
         if sid == dsize and count is not None and wanted.default_count is not None:
             raise HugePagesError('%s: two counts for one page size (%s %s and %s %s); give one count per size'
                                  % (field, wanted.default, wanted.default_count, raw, count))
-    # one ('default', None) in order
-    seen = []
-    wanted.order = [o for o in wanted.order if not (o in seen or seen.append(o))]
+    # the default entry once in the order, where it first appeared
+    order = []
+    for entry in wanted.order:
+        if entry not in order:
+            order.append(entry)
+    wanted.order = order
     return wanted
 
 
@@ -313,26 +316,27 @@ def _first_hugepage_index(tokens):
 
 
 def _apply_default(tokens, wanted):
-    gs = groups(tokens)
-    dgroup = next((g for g in gs if g['kind'] == 'default'), None)
-    bgroup = next((g for g in gs if g['kind'] == 'bare'), None)
+    dgroup = next((g for g in groups(tokens) if g['kind'] == 'default'), None)
     if wanted.default is not None:
         if dgroup is None:
             tokens = tokens + [wanted.default]
-        elif dgroup['size'] != wanted.default_size() or tokens[dgroup['setter']] != wanted.default:
-            if dgroup['size'] != wanted.default_size() or _kv(tokens[dgroup['setter']])[1] != _kv(wanted.default)[1]:
-                tokens = list(tokens)
-                tokens[dgroup['setter']] = wanted.default
+        elif dgroup['size'] != wanted.default_size():
+            tokens = list(tokens)
+            tokens[dgroup['setter']] = wanted.default
     if wanted.default_count is None:
         return tokens
     value = _kv(wanted.default_count)[1]
     gs = groups(tokens)
     dgroup = next((g for g in gs if g['kind'] == 'default'), None)
     bgroup = next((g for g in gs if g['kind'] == 'bare'), None)
+    # the node's pair of the default size is the default size's entry too (the kernel takes one count per size)
+    pgroup = next((g for g in gs if g['kind'] == 'pair' and g['size'] == read(tokens)[1]), None)
     if dgroup is not None and dgroup['counts']:
         target = dgroup
     elif bgroup is not None:
         target = bgroup
+    elif pgroup is not None:
+        target = pgroup
     elif dgroup is not None:
         target = dgroup
     else:

@@ -61,6 +61,11 @@ def edit(before, args, state='present', absent=None, style='in_place'):
     ('ro default_hugepagesz=1G hugepages=2', ['hugepages=4'], 'present', [], 'ro default_hugepagesz=1G hugepages=4'),
     ('ro hugepagesz=1G hugepages=2', ['hugepages=16'], 'present', [], 'ro hugepages=16 hugepagesz=1G hugepages=2'),
     ('ro hugepages=16', ['default_hugepagesz=1G', 'hugepages=2'], 'present', [], 'ro hugepages=2 default_hugepagesz=1G'),
+    # the node's pair of the new default size takes the default size's count (one count per size)
+    ('ro hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=64', ['default_hugepagesz=1G', 'hugepages=2'], 'present',
+     [], 'ro hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=64 default_hugepagesz=1G'),
+    ('ro hugepagesz=2M hugepages=64', ['default_hugepagesz=2M', 'hugepages=100', 'hugepagesz=1G', 'hugepages=1'],
+     'present', [], 'ro hugepagesz=2M hugepages=100 default_hugepagesz=2M hugepagesz=1G hugepages=1'),
     # state=absent removes whole pairs
     ('ro hugepagesz=1G hugepages=4 hugepagesz=2M hugepages=5', ['hugepagesz=1G'], 'absent', [],
      'ro hugepagesz=2M hugepages=5'),
@@ -219,3 +224,48 @@ def test_grub_defaults_huge_pages_split_over_two_variables_are_refused():
         c.edit_grub_defaults(text, present, absent)
     assert ('/etc/default/grub: the huge page arguments are split over GRUB_CMDLINE_LINUX and '
             'GRUB_CMDLINE_LINUX_DEFAULT (hugepagesz=1G hugepages=16)') in str(exc.value)
+
+
+NODE_LINES = [
+    '', 'hugepages=16', 'hugepagesz=1G hugepages=16', 'hugepagesz=2M hugepages=64',
+    'hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=64', 'hugepagesz=2M hugepages=64 ro hugepagesz=1G hugepages=2',
+    'default_hugepagesz=1G hugepages=4', 'hugepages=4 default_hugepagesz=1G', 'default_hugepagesz=2M',
+    'default_hugepagesz=1G hugepagesz=2M hugepages=8', 'hugepagesz=1G', 'hugepages=16 hugepagesz=1G hugepages=2',
+]
+WANTED_LISTS = [
+    PAIRS, ['hugepagesz=1G', 'hugepages=0:4'], ['hugepagesz=2M', 'hugepages=512'], ['hugepages=32'],
+    ['default_hugepagesz=1G'], ['default_hugepagesz=1G', 'hugepages=2'],
+    ['default_hugepagesz=1G', 'hugepagesz=1G', 'hugepages=0:4'],
+    ['default_hugepagesz=2M', 'hugepages=100', 'hugepagesz=1G', 'hugepages=1'], ['hugepagesz=1G'],
+]
+
+
+@pytest.mark.parametrize('node', NODE_LINES)
+@pytest.mark.parametrize('args', WANTED_LISTS)
+@pytest.mark.parametrize('style', ['in_place', 'append'])
+def test_every_merge_reads_as_wanted_keeps_the_rest_or_is_refused(node, args, style):
+    before = ('ro ' + node + ' quiet').split()
+    present, absent = c.parse_wanted(args)
+    wanted = h.parse(present[0][1])
+    try:
+        after = c.edit_tokens(before, present, absent, style)
+    except c.CmdlineError as exc:
+        # refused only when a count of the node's would change its size
+        assert 'would become pages of another size' in str(exc) or 'cannot be merged safely' in str(exc)
+        return
+    counts_before, _d, _n = h.read(before)
+    counts_after, default_after, named_after = h.read(after)
+    for sid, raw, count in wanted.pairs:
+        assert sid in named_after or sid == default_after, raw
+        if count is not None:
+            assert counts_after[sid] == count.split('=', 1)[1]
+    if wanted.default is not None:
+        assert default_after == wanted.default_size()
+    mentioned = set(p[0] for p in wanted.pairs) | {'default', default_after, h.read(before)[1]}
+    for sid, count in counts_before.items():
+        if sid not in mentioned:
+            assert counts_after.get(sid) == count, (sid, after)
+    # the other arguments keep their order, and a second run changes nothing
+    assert [t for t in after if not h.is_hugepage_token(t)] == [t for t in before if not h.is_hugepage_token(t)]
+    assert c.unsatisfied(after, present, absent) == []
+    assert c.edit_tokens(after, present, absent, style) == after
