@@ -26,6 +26,7 @@ import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
 from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_lists
+from ansible_collections.numaops.colocation.plugins.module_utils.cmdline_error import CmdlineError
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline_lists import LIST_KEYS
 
 # Characters that would break a shell-quoted /etc/default/grub line, a grub.cfg linux line or a BLS
@@ -35,10 +36,6 @@ GRUB_CMDLINE_VARS = ('GRUB_CMDLINE_LINUX', 'GRUB_CMDLINE_LINUX_DEFAULT')
 LINUX_COMMANDS = ('linux', 'linux16', 'linuxefi')
 ALLOWED_TEXT = ("letters, digits and . , : / = + - _ @ % ~ ^ ! * ? [ ] and, inside a double-quoted "
                 "value (key=\"a b\"), spaces")
-
-
-class CmdlineError(ValueError):
-    """Bad input: the message says what, where and what is allowed."""
 
 
 class Arg(object):
@@ -155,10 +152,7 @@ def parse_wanted(args, state='present', absent_args=None):
                 % (key, ', '.join(v.raw for v in values)))
     wanted_huge = None
     if hugepages.BUNDLE in present_index:
-        try:
-            wanted_huge = hugepages.parse(present[present_index[hugepages.BUNDLE]][1], 'args')
-        except hugepages.HugePagesError as exc:
-            raise CmdlineError(str(exc))
+        wanted_huge = hugepages.parse(present[present_index[hugepages.BUNDLE]][1], 'args')
     sized = False
     for arg in unwanted:
         if arg.key in hugepages.KEYS:
@@ -176,29 +170,12 @@ def parse_wanted(args, state='present', absent_args=None):
                 % (arg.key, ', '.join(v.raw for v in present[present_index[arg.key]][1]), arg.raw))
         if arg.key not in absent:
             absent.append(arg.key)
-    both = wanted_huge and hugepages.conflicts(wanted_huge, hugepages.parse_absent(huge_absent_keys(absent)))
+    both = wanted_huge and hugepages.conflicts(wanted_huge, hugepages.parse_absent(hugepages.absent_names(absent)))
     if both:
         raise CmdlineError('conflicting args: %s is wanted present (%s) and absent (%s); a key can only be one of both'
                            % (both, ' '.join(v.raw for v in present[present_index[hugepages.BUNDLE]][1]),
-                              ' '.join(huge_absent_keys(absent))))
+                              ' '.join(hugepages.absent_names(absent))))
     return present, absent
-
-
-def _split_absent(absent):
-    """(the absent keys merged by key, the absent huge page entries of cmdline_hugepages.parse_absent)."""
-    huge = huge_absent_keys(absent)
-    return [k for k in absent if k not in huge], hugepages.parse_absent(huge)
-
-
-def huge_absent_keys(absent):
-    return [k for k in absent if k.split('=', 1)[0] in hugepages.KEYS]
-
-
-def _wanted_huge(values):
-    try:
-        return hugepages.parse(values, 'args')
-    except hugepages.HugePagesError as exc:
-        raise CmdlineError(str(exc))
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,15 +233,15 @@ def edit_tokens(tokens, present, absent, style='in_place'):
     never lands on another size; what cannot be merged safely raises CmdlineError.
     """
     kernel, init = _split_init(list(tokens))
-    plain_absent, huge_absent = _split_absent(absent)
+    plain_absent, huge_absent = hugepages.split_absent(absent)
     absent_set = set(plain_absent)
     kernel = [t for t in kernel if token_key(t) not in absent_set]
     bundle = [values for key, values in present if key == hugepages.BUNDLE]
     if huge_absent and not bundle:
-        kernel = _edit_huge(kernel, None, huge_absent, style)
+        kernel = hugepages.edit(kernel, None, huge_absent, style)
     for key, values in present:
         if key == hugepages.BUNDLE:
-            kernel = _edit_huge(kernel, _wanted_huge(values), huge_absent, style)
+            kernel = hugepages.edit(kernel, hugepages.parse(values), huge_absent, style)
             continue
         have = [t for t in kernel if token_key(t) == key]
         if key in LIST_KEYS:
@@ -284,22 +261,15 @@ def edit_tokens(tokens, present, absent, style='in_place'):
     return kernel + init
 
 
-def _edit_huge(kernel, wanted, absent, style):
-    try:
-        return hugepages.edit(kernel, wanted, absent, style)
-    except hugepages.HugePagesError as exc:
-        raise CmdlineError(str(exc))
-
-
 def unsatisfied(tokens, present, absent):
     """The wanted args ``tokens`` do not carry, as a list of short texts (empty: all satisfied)."""
     kernel, _init = _split_init(list(tokens))
-    plain_absent, huge_absent = _split_absent(absent)
+    plain_absent, huge_absent = hugepages.split_absent(absent)
     missing = []
     bundle = None
     for key, values in present:
         if key == hugepages.BUNDLE:
-            bundle = _wanted_huge(values)
+            bundle = hugepages.parse(values)
             missing.extend(hugepages.missing(kernel, bundle, huge_absent))
             continue
         have = [split_token(t) for t in kernel if token_key(t) == key]
@@ -502,7 +472,7 @@ def edit_grub_defaults(text, present, absent, path='/etc/default/grub', variable
     toks = {}
     for idx, a in enumerate(assignments):
         toks[idx] = tokenize(a.value)
-    plain_absent, huge_absent = _split_absent(absent)
+    plain_absent, huge_absent = hugepages.split_absent(absent)
     absent_set = set(plain_absent)
     for idx in toks:
         toks[idx] = [t for t in toks[idx] if token_key(t) not in absent_set]
@@ -515,7 +485,7 @@ def edit_grub_defaults(text, present, absent, path='/etc/default/grub', variable
         # the huge page arguments are edited where they are, all in one assignment (their order matters)
         holders = [idx for idx in order if any(hugepages.is_hugepage_token(t) for t in toks[idx])]
         line = [t for idx in order for t in toks[idx]]
-        if unsatisfied(line, huge, huge_absent_keys(absent)):
+        if unsatisfied(line, huge, hugepages.absent_names(absent)):
             if len(holders) > 1:
                 raise CmdlineError(
                     '%s: the huge page arguments are split over %s (%s); their order matters, so they are only '
@@ -524,7 +494,7 @@ def edit_grub_defaults(text, present, absent, path='/etc/default/grub', variable
                        ' '.join(t for t in line if hugepages.is_hugepage_token(t))))
             targets = holders or [idx for idx in order if assignments[idx].name == variable][-1:]
             if targets:
-                toks[targets[0]] = edit_tokens(toks[targets[0]], huge, huge_absent_keys(absent), 'in_place')
+                toks[targets[0]] = edit_tokens(toks[targets[0]], huge, hugepages.absent_names(absent), 'in_place')
             elif huge:
                 new_line_tokens = edit_tokens([], huge, [], 'in_place')
     for key, values in present:

@@ -16,7 +16,7 @@ are entries keyed by page size -
 A wanted pair replaces the count of the node's entry of the same size where it is, a pair of another size the node
 has stays untouched, a new pair is appended as a pair. Every edit is checked by reading the result as the kernel
 does: a count that would land on another size than wanted, or a count of the node's that would change its size, is
-refused (HugePagesError) and nothing is written.
+refused (CmdlineError) and nothing is written.
 
 Pure functions, Python 3.8 compatible, standard library only.
 """
@@ -25,6 +25,8 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import re
+
+from ansible_collections.numaops.colocation.plugins.module_utils.cmdline_error import CmdlineError
 
 SIZE = 'hugepagesz'
 COUNT = 'hugepages'
@@ -40,10 +42,6 @@ ALLOWED = ('hugepagesz=<size> hugepages=<count> pairs (size like 2M or 1G; count
 _SIZE_RE = re.compile(r'^(\d+)([kKmMgGtTpPeE]?)$')
 _SHIFT = {'': 0, 'k': 10, 'm': 20, 'g': 30, 't': 40, 'p': 50, 'e': 60}
 _IGNORED = object()
-
-
-class HugePagesError(ValueError):
-    """Refused huge page arguments: the message names the argument and what is allowed."""
 
 
 def _kv(token):
@@ -96,11 +94,11 @@ def parse(args, field='args'):
     for arg in args:
         if arg.key in (SIZE, DEFAULT):
             if arg.value is None or not isinstance(size_id(arg.value), int):
-                raise HugePagesError('%s: %s is not a huge page size; allowed: %s' % (field, arg.raw, ALLOWED))
+                raise CmdlineError('%s: %s is not a huge page size; allowed: %s' % (field, arg.raw, ALLOWED))
             sid = size_id(arg.value)
         if arg.key == SIZE:
             if sid in sizes:
-                raise HugePagesError('%s: %s and %s name one page size twice; allowed: %s'
+                raise CmdlineError('%s: %s and %s name one page size twice; allowed: %s'
                                      % (field, sizes[sid], arg.raw, ALLOWED))
             sizes[sid] = arg.raw
             wanted.pairs.append([sid, arg.raw, None])
@@ -108,7 +106,7 @@ def parse(args, field='args'):
             wanted.order.append(current)
         elif arg.key == DEFAULT:
             if wanted.default is not None:
-                raise HugePagesError('%s: %s and %s: the kernel takes default_hugepagesz= once; allowed: %s'
+                raise CmdlineError('%s: %s and %s: the kernel takes default_hugepagesz= once; allowed: %s'
                                      % (field, wanted.default, arg.raw, ALLOWED))
             wanted.default = arg.raw
             current = ('default', None)
@@ -117,16 +115,16 @@ def parse(args, field='args'):
             wanted.order.append(current)
         else:
             if arg.value is None or arg.value == '':
-                raise HugePagesError('%s: %s has no count; allowed: %s' % (field, arg.raw, ALLOWED))
+                raise CmdlineError('%s: %s has no count; allowed: %s' % (field, arg.raw, ALLOWED))
             if current is None:
                 if gives_sizes:
-                    raise HugePagesError(
+                    raise CmdlineError(
                         '%s: %s has no hugepagesz= before it while the args also give sizes (%s), so its size would '
                         'depend on where it lands on the command line; put hugepagesz=<size> right before it, or '
                         'default_hugepagesz=<size> for the default size. Allowed: %s'
                         % (field, arg.raw, ', '.join(a.raw for a in args if a.key == SIZE), ALLOWED))
                 if bare is not None:
-                    raise HugePagesError('%s: two counts for the default page size (%s, %s); give one count per '
+                    raise CmdlineError('%s: two counts for the default page size (%s, %s); give one count per '
                                          'size' % (field, bare, arg.raw))
                 bare = arg.raw
                 wanted.default_count = arg.raw
@@ -134,7 +132,7 @@ def parse(args, field='args'):
                 continue
             if current in counted:
                 first = wanted.default_count if current[0] == 'default' else wanted.pairs[current[1]][2]
-                raise HugePagesError('%s: two counts for one page size (%s, %s); give one count per size'
+                raise CmdlineError('%s: two counts for one page size (%s, %s); give one count per size'
                                      % (field, first, arg.raw))
             counted.add(current)
             if current[0] == 'default':
@@ -144,7 +142,7 @@ def parse(args, field='args'):
     dsize = wanted.default_size()
     for sid, raw, count in wanted.pairs:
         if sid == dsize and count is not None and wanted.default_count is not None:
-            raise HugePagesError('%s: two counts for one page size (%s %s and %s %s); give one count per size'
+            raise CmdlineError('%s: two counts for one page size (%s %s and %s %s); give one count per size'
                                  % (field, wanted.default, wanted.default_count, raw, count))
     # the default entry once in the order, where it first appeared
     order = []
@@ -170,6 +168,17 @@ def parse_absent(args):
         if item not in out:
             out.append(item)
     return out
+
+
+def absent_names(absent):
+    """The huge page entries of cmdline.parse_wanted's ``absent`` list (``hugepagesz=1G``, ``hugepages``, ...)."""
+    return [k for k in absent if k.split('=', 1)[0] in KEYS]
+
+
+def split_absent(absent):
+    """(the other absent keys, the huge page entries to remove (parse_absent)) of cmdline.parse_wanted's ``absent``."""
+    huge = absent_names(absent)
+    return [k for k in absent if k not in huge], parse_absent(huge)
 
 
 def conflicts(wanted, absent):
@@ -365,7 +374,7 @@ def _apply_pair(tokens, sid, raw, count):
 def edit(tokens, wanted, absent, style='in_place'):
     """The kernel arguments ``tokens`` with the huge page entries of ``wanted`` (a Wanted or None) set and those of
     ``absent`` removed. ``style`` ``append`` (grubby): when anything changes, every huge page argument moves to the
-    end, in the order the in-place edit gives (the kernel reads the same). Raises HugePagesError when the result
+    end, in the order the in-place edit gives (the kernel reads the same). Raises CmdlineError when the result
     would not read as wanted."""
     if wanted is None and not absent:
         return list(tokens)
@@ -386,7 +395,7 @@ def edit(tokens, wanted, absent, style='in_place'):
 
 
 def check(before, after, wanted, absent):
-    """Raise HugePagesError unless ``after`` reads as ``before`` with only the wanted changes: the wanted counts on
+    """Raise CmdlineError unless ``after`` reads as ``before`` with only the wanted changes: the wanted counts on
     their sizes, and every other count of the node on the size it had."""
     counts_before, default_before, _named = read(before)
     counts_after, default_after, _named = read(after)
@@ -403,10 +412,10 @@ def check(before, after, wanted, absent):
         if wanted.default is not None and default_before is None and 'default' in expected \
                 and wanted.default_count is None:
             # the node's count of the unnamed default size would count pages of the wanted default size
-            raise HugePagesError(_moved(before, after, 'a hugepages= of the default size', wanted.default))
+            raise CmdlineError(_moved(before, after, 'a hugepages= of the default size', wanted.default))
         if wanted.default is not None and default_before not in (None, wanted.default_size()) \
                 and default_before in expected and wanted.default_count is None:
-            raise HugePagesError(_moved(before, after, 'the count of the default size %s' % _size_text(default_before),
+            raise CmdlineError(_moved(before, after, 'the count of the default size %s' % _size_text(default_before),
                                         wanted.default))
         if wanted.default_count is not None:
             expected.pop('default', None)
@@ -417,7 +426,7 @@ def check(before, after, wanted, absent):
             if count is not None:
                 expected[sid] = _kv(count)[1]
     if counts_after != expected:
-        raise HugePagesError(
+        raise CmdlineError(
             'the huge page arguments cannot be merged safely: the node has %r (%s); with the args it would read %r '
             '(%s) where %s is wanted. Nothing was changed; remove the node\'s huge page arguments first '
             '(state=absent with hugepagesz, hugepages and default_hugepagesz), or give them in full. Allowed: %s'

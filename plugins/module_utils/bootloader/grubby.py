@@ -16,7 +16,6 @@ from ansible_collections.numaops.colocation.plugins.module_utils.bootloader.node
 from ansible_collections.numaops.colocation.plugins.module_utils import cmdline_hugepages as hugepages
 from ansible_collections.numaops.colocation.plugins.module_utils.cmdline import (
     CmdlineError,
-    huge_absent_keys,
     bls_options,
     edit_tokens,
     token_key,
@@ -139,13 +138,13 @@ class Grubby(Backend):
         removal drops one occurrence of a key per word."""
         node = self.node
         add, remove = [], []
-        plain_absent = [k for k in node.absent if k not in huge_absent_keys(node.absent)]
+        plain_absent = [k for k in node.absent if k not in hugepages.absent_names(node.absent)]
         keys = list(node.present)
-        if huge_absent_keys(node.absent) and hugepages.BUNDLE not in dict(keys):
+        if hugepages.absent_names(node.absent) and hugepages.BUNDLE not in dict(keys):
             keys.append((hugepages.BUNDLE, []))
         for key, values in keys:
             want = [(key, values)] if values else []
-            absent = huge_absent_keys(node.absent) if key == hugepages.BUNDLE else []
+            absent = hugepages.absent_names(node.absent) if key == hugepages.BUNDLE else []
             changing = [e for e in todo if unsatisfied(e['tokens'], want, absent)]
             if not changing:
                 continue
