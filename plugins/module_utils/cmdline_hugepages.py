@@ -99,7 +99,7 @@ def parse(args, field='args'):
         if arg.key == SIZE:
             if sid in sizes:
                 raise CmdlineError('%s: %s and %s name one page size twice; allowed: %s'
-                                     % (field, sizes[sid], arg.raw, ALLOWED))
+                                   % (field, sizes[sid], arg.raw, ALLOWED))
             sizes[sid] = arg.raw
             wanted.pairs.append([sid, arg.raw, None])
             current = ('pair', len(wanted.pairs) - 1)
@@ -107,7 +107,7 @@ def parse(args, field='args'):
         elif arg.key == DEFAULT:
             if wanted.default is not None:
                 raise CmdlineError('%s: %s and %s: the kernel takes default_hugepagesz= once; allowed: %s'
-                                     % (field, wanted.default, arg.raw, ALLOWED))
+                                   % (field, wanted.default, arg.raw, ALLOWED))
             wanted.default = arg.raw
             current = ('default', None)
             if bare is not None:
@@ -125,7 +125,7 @@ def parse(args, field='args'):
                         % (field, arg.raw, ', '.join(a.raw for a in args if a.key == SIZE), ALLOWED))
                 if bare is not None:
                     raise CmdlineError('%s: two counts for the default page size (%s, %s); give one count per '
-                                         'size' % (field, bare, arg.raw))
+                                       'size' % (field, bare, arg.raw))
                 bare = arg.raw
                 wanted.default_count = arg.raw
                 wanted.order.append(('default', None))
@@ -133,7 +133,7 @@ def parse(args, field='args'):
             if current in counted:
                 first = wanted.default_count if current[0] == 'default' else wanted.pairs[current[1]][2]
                 raise CmdlineError('%s: two counts for one page size (%s, %s); give one count per size'
-                                     % (field, first, arg.raw))
+                                   % (field, first, arg.raw))
             counted.add(current)
             if current[0] == 'default':
                 wanted.default_count = arg.raw
@@ -143,7 +143,7 @@ def parse(args, field='args'):
     for sid, raw, count in wanted.pairs:
         if sid == dsize and count is not None and wanted.default_count is not None:
             raise CmdlineError('%s: two counts for one page size (%s %s and %s %s); give one count per size'
-                                 % (field, wanted.default, wanted.default_count, raw, count))
+                               % (field, wanted.default, wanted.default_count, raw, count))
     # the default entry once in the order, where it first appeared
     order = []
     for entry in wanted.order:
@@ -416,7 +416,7 @@ def check(before, after, wanted, absent):
         if wanted.default is not None and default_before not in (None, wanted.default_size()) \
                 and default_before in expected and wanted.default_count is None:
             raise CmdlineError(_moved(before, after, 'the count of the default size %s' % _size_text(default_before),
-                                        wanted.default))
+                               wanted.default))
         if wanted.default_count is not None:
             expected.pop('default', None)
             expected.pop(default_before, None)
