@@ -6,7 +6,8 @@
 then reads the node, in one task; a read that fails after the lock was taken releases the lock again. With
 ``lock`` ``state: query`` the lock is only read (another run's lock fails the task all the same). With
 ``checks``, judges what was read against what node_prep asks (module_utils/preflight.checks), on the controller,
-in the same task: the role needs no task of its own for it. With ``read_files``, what was read is kept on the
+in the same task: the role needs no task of its own for it; what is asked also decides what is read
+(module_utils/preflight.read_args). With ``read_files``, what was read is kept on the
 controller for the plan that follows (node_config ``reuse_read``) and only its token is returned; the reads that a run
 which was killed left on this controller are removed first (plugin_utils/kept_reads.py)."""
 from __future__ import annotations
@@ -37,6 +38,9 @@ class ActionModule(LockFirstAction):
         problem = preflight.unknown_checks_keys(wanted)
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
+        if wanted is not None:
+            # what is asked decides what is read (no kubelet read when the kubelet concern is off, ...)
+            args = preflight.read_args(args, wanted)
         self._task.args = args  # the module on the node never sees checks
         # what a killed run left on this controller: removed before this run keeps a read of its own
         swept = kept_reads.sweep(C.DEFAULT_LOCAL_TMP)

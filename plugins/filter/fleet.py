@@ -205,11 +205,10 @@ def node_prep_read_files(settings):
     return node_prep_concerns.read_paths(settings)
 
 
-def node_prep_done(result, decision):
-    """The apply's lines of what it changed (module_utils/node_prep_concerns.py done_lines), from node_config's
-    result of the apply and the node's decision (which concerns change, the settings their lines name)."""
-    changing = dict((name, preflight.truthy(decision.get(name + '_changing'))) for name in node_prep_concerns.names())
-    return node_prep_concerns.done_lines(result, changing, decision.get('settings') or {})
+def node_prep_applied(result, plan, run):
+    """node_prep's run record after its apply wrote the node (plugin_utils/node_prep_decision.py applied): the
+    concerns' results and the lines of what changed."""
+    return node_prep_decision.applied(result, plan, run)
 
 
 def _report_variables(host_vars):
@@ -294,7 +293,7 @@ class FilterModule(object):
             'fleet_plan': fleet_plan,
             'node_prep_decision': node_prep_decision_filter,
             'node_prep_read_files': node_prep_read_files,
-            'node_prep_done': node_prep_done,
+            'node_prep_applied': node_prep_applied,
             'node_prep_report': node_prep_report,
             'node_prep_summary': node_prep_summary,
             'node_prep_summaries': node_prep_summaries,

@@ -67,7 +67,8 @@ class Concern(object):
     - ``plan_entry(result)``: what the fleet plan keeps of its plan result, under ``plan_key``;
       ``plan_labels(plan)``: the fleet plan's groups of a host from that host's plan.
     - ``report(now, changed, get, settings)``: its section of node_prep_report (``now``: the apply's result, else
-      the plan's; ``get(name, default)``: the role's facts).
+      the plan's; ``get(name, default)``: a value of the node's plan, node_prep__plan, or of its run record,
+      node_prep__run, which overrides the plan's).
     - ``summary_line(report, settings, get)``: the node's summary line.
     - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
     """
@@ -136,7 +137,7 @@ def _kubelet_plan_labels(plan):
 
 
 def _kubelet_report(now, changed, get, settings):
-    return {'config_path': get('node_prep__kubelet_config', ''),
+    return {'config_path': get('kubelet_config', ''),
             'changed': changed,
             'changed_fields': list(now.get('changed_fields') or []),
             'state_files_removed': list(now.get('state_files_removed') or []),
@@ -237,9 +238,9 @@ def _kernel_plan_labels(plan):
 
 
 def _kernel_report(now, changed, get, settings):
-    rebooted = _truthy(get('node_prep__rebooted'))
-    return {'args': list(get('node_prep__kernel_args', [])),
-            'mem_sampling': _truthy(get('node_prep__mem_sampling_wanted')),
+    rebooted = _truthy(get('rebooted'))
+    return {'args': list(get('kernel_args', [])),
+            'mem_sampling': _truthy(get('mem_sampling_wanted')),
             'changed': changed,
             'reboot_required': _truthy(now.get('reboot_required')) and not rebooted,
             'rebooted': rebooted}
@@ -252,7 +253,7 @@ def _kernel_summary_line(report, settings, get):
     else:
         line = 'kernel args: none wanted'
     if kernel['reboot_required']:
-        if _truthy(get('node_prep__reboot')):
+        if _truthy(get('reboot')):
             why = 'a real run reboots the node: node_prep_reboot_allowed=true'
         elif not _truthy(settings.get('reboot_allowed')):
             why = 'node_prep_reboot_allowed=false'

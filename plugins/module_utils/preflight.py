@@ -111,7 +111,13 @@ CHECKS_DEFAULTS = {
     'reserved_system_cpus': None, 'reserved_memory': None, 'k8s_enabled': False, 'node_name': '',
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
     'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
+    'lock_enabled': True,
 }
+
+# The booleans of what is asked, as checks() returns them typed (``settings``): what the role's tasks read after
+# the pre-flight instead of casting its variables. nri_enabled is a boolean or None (containerd left alone).
+SETTINGS = ('kubelet_enabled', 'memory_qos_enabled', 'lock_enabled', 'k8s_enabled', 'manage_services',
+            'reboot_allowed')
 
 
 def unknown_checks_keys(asked):
@@ -130,6 +136,43 @@ def truthy(value):
     if value is None:
         return False
     return str(value).strip().lower() in _TRUE
+
+
+def settings(asked):
+    """The booleans of ``asked`` (CHECKS_DEFAULTS' keys), typed: SETTINGS as true or false, nri_enabled as true,
+    false or None. The role's variables were parsed strictly against its argument specification (``invalid``):
+    a value that is not a boolean is an error of the pre-flight, whatever it is read as here."""
+    asked = dict(CHECKS_DEFAULTS, **(asked or {}))
+    typed = dict((name, truthy(asked[name])) for name in SETTINGS)
+    typed['nri_enabled'] = None if asked['nri_enabled'] is None else truthy(asked['nri_enabled'])
+    return typed
+
+
+# the options of node_preflight that read what one of the settings asks for, and what the option is without it
+_READS = (
+    ('memory_qos_enabled', ('cgroup_root', 'proc_cmdline_path'), None),
+    ('kubelet_enabled', ('sysfs_cpu_dir', 'sysfs_node_dir', 'proc_meminfo_path'), None),
+    ('kubelet_enabled', ('kubelet', 'read_kubelet_config'), False),
+    ('lock_enabled', ('lock',), None),
+)
+
+
+def read_args(args, asked):
+    """node_preflight's options ``args`` with what ``asked`` does not want left out: no cgroup v2 or command-line
+    read without memory QoS, no kubelet, CPU or memory read without the kubelet concern, no lock without
+    lock_enabled. The role passes every path and its settings; this decides what is read."""
+    typed = settings(asked)
+    args = dict(args)
+    for setting, names, off in _READS:
+        for name in names:
+            if typed[setting]:
+                if off is False and name in args:
+                    args[name] = truthy(args[name])
+            elif off is None:
+                args.pop(name, None)
+            elif name in args:
+                args[name] = off
+    return args
 
 
 def version_at_least(text, minimum):
@@ -253,7 +296,8 @@ def checks(node, asked, host):
     or variable, the value and what is allowed.
 
     Returns {kernel_args, mem_sampling_wanted, cgroup_v2_memory (None: not checked), cgroup_v2_args,
-    cgroup_v2_after_reboot, containerd_version, kubelet_config, notes, errors}."""
+    cgroup_v2_after_reboot, containerd_version, kubelet_config, settings (the booleans asked, typed), notes,
+    errors}."""
     problem = unknown_checks_keys(asked)
     if problem:
         raise ValueError(problem)
@@ -347,6 +391,7 @@ def checks(node, asked, host):
         'cgroup_v2_after_reboot': v2_after_reboot,
         'containerd_version': containerd_found if asked['nri_enabled'] is not None else '',
         'kubelet_config': kubelet_read.get('config_path') or '',
+        'settings': settings(asked),
         'notes': notes,
         'errors': errors,
     }

@@ -128,13 +128,17 @@ options:
       - What the C(numaops.colocation.node_prep) role asks of the node. With it, the action plugin judges what was
         read against it on the controller, in the same task, and returns RV(checks); the module on the node never
         sees it. Without it, only the read is returned.
+      - With it, what is asked also decides what is read - without C(memory_qos_enabled) O(cgroup_root) and
+        O(proc_cmdline_path) are not read; without C(kubelet_enabled) O(kubelet) and O(read_kubelet_config) are
+        false and O(sysfs_cpu_dir), O(sysfs_node_dir) and O(proc_meminfo_path) are not read; without
+        C(lock_enabled) O(lock) is left out.
       - "Keys (all optional; the role passes its variables of the same name without the C(node_prep_) prefix):
         C(kernel_args), C(mem_sampling) (V(auto), V(enabled) or V(disabled)), C(mem_sampling_args),
         C(memory_qos_enabled), C(reboot_allowed), C(manage_services), C(containerd_version), C(containerd_binary),
         C(nri_enabled) (V(null): containerd is left alone), C(kubelet_enabled), C(kubelet_config_path),
         C(kubelet_service), C(kubelet_unit_dirs), C(kubelet_env_files), C(kubelet_config_candidates),
         C(reserved_system_cpus), C(reserved_memory), C(k8s_enabled), C(node_name), C(cgroup_root),
-        C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir); C(facts) (the gathered C(distribution),
+        C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir), C(lock_enabled); C(facts) (the gathered C(distribution),
         C(distribution_version), C(distribution_release) and C(architecture), when there are any; else
         C(/etc/os-release) and C(uname) are used); C(unknown) (sentences naming collection variables nothing reads)
         and C(allow_unknown) (C(colocation_allow_unknown_variables)); C(invalid) (sentences naming role variables
@@ -213,8 +217,9 @@ checks:
       run should say beyond pass or fail), C(kernel_args) (the kernel arguments to manage, with the openEuler
       memory-sampling flags when they apply), C(mem_sampling_wanted), C(cgroup_v2_memory) (V(null) when memory QoS
       is off), C(cgroup_v2_args), C(cgroup_v2_after_reboot) (cgroup v2 comes with this run's reboot),
-      C(containerd_version) (given or read; V('') when containerd is left alone) and C(kubelet_config) (the file
-      found).
+      C(containerd_version) (given or read; V('') when containerd is left alone), C(kubelet_config) (the file
+      found) and C(settings) (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
+      C(k8s_enabled), C(manage_services), C(reboot_allowed) as V(true) or V(false), C(nri_enabled) also V(null)).
   returned: when O(checks) is given and the read succeeded
   type: dict
   sample:

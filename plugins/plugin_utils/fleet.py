@@ -182,35 +182,36 @@ def _hosts(hosts, limit=10):
     return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
 
 
-def report_variables(concerns=REGISTRY):
-    """The variables node_report reads: the facts the role's plan set (roles/node_prep/tasks/plan.yml, the
-    decision; ``node_prep__plan_<concern>`` of each concern), the apply's results (``node_prep__apply_<concern>``),
-    and node_prep__report_settings (the role options the report names, kept by the plan as a fact because the
-    hostvars of another host carry no role defaults)."""
-    return (('node_prep__check_mode', 'node_prep__work_needed', 'node_prep__kubelet_config', 'node_prep__kernel_args',
-             'node_prep__mem_sampling_wanted', 'node_prep__cgroup_v2_memory', 'node_prep__cgroup_v2_after_reboot')
-            + tuple('node_prep__plan_' + c.name for c in concerns) + tuple('node_prep__apply_' + c.name for c in concerns)
-            + ('node_prep__rebooted', 'node_prep__reboot', 'node_prep__drain_wanted', 'node_prep__skipped_restarts',
-               'node_prep__run_id', 'node_prep__notes', 'node_prep__done', 'node_prep__locked', 'node_prep__lock_taken',
-               'node_prep__lock', 'node_prep__report_settings'))
+# The variables node_report and node_summary read: the node's plan (the decision, plugin_utils/node_prep_decision.py,
+# kept by roles/node_prep/tasks/plan.yml as one fact), its run record (what the apply did: the concerns' results
+# apply_<concern>, done, rebooted, cordoned, restarted; a value there overrides the plan's) and the node lock as the
+# role's lock task took it.
+REPORT_VARIABLES = ('node_prep__plan', 'node_prep__run', 'node_prep__lock_taken')
 
 
-REPORT_VARIABLES = report_variables()
+def facts(variables):
+    """One mapping of the node's plan, overridden by its run record, with ``lock_taken``."""
+    view = dict(variables.get('node_prep__plan') or {})
+    view.update(variables.get('node_prep__run') or {})
+    view['lock_taken'] = variables.get('node_prep__lock_taken')
+    return view
 
 
 def node_report(variables, concerns=REGISTRY):
     """``node_prep_report`` of one host from its variables (a mapping of REPORT_VARIABLES; missing ones count as
     not set): what the run did or, in check mode, would do. The apply's results when there are any, else the
     plan's. The node lock as this run took it (a node with something to change), else as the pre-flight found it."""
+    view = facts(variables)
+
     def get(name, default=None):
-        value = variables.get(name)
+        value = view.get(name)
         return default if value is None else value
 
-    settings = get('node_prep__report_settings', {})
-    check_mode = truthy(get('node_prep__check_mode'))
-    work = truthy(get('node_prep__work_needed'))
-    taken = get('node_prep__lock_taken', {})
-    lock = taken if truthy(get('node_prep__locked')) and 'outcome' in taken else get('node_prep__lock', {})
+    settings = get('report_settings', {})
+    check_mode = truthy(get('check_mode'))
+    work = truthy(get('work_needed'))
+    taken = get('lock_taken', {})
+    lock = taken if truthy(get('locked')) and 'outcome' in taken else get('lock', {})
     if 'outcome' not in lock:
         outcome = 'disabled'
     elif lock['outcome'] == 'absent':
@@ -218,22 +219,22 @@ def node_report(variables, concerns=REGISTRY):
     else:
         outcome = lock['outcome']
     held = truthy(lock.get('locked_by_other'))
-    run_id = get('node_prep__run_id', '')
+    run_id = get('run_id', '')
     report = {'check_mode': check_mode, 'drift': work}
     for concern in concerns:
         # each concern's section: the apply's result when there is one, else the plan's
-        plan = get('node_prep__plan_' + concern.name, {})
-        applied = get('node_prep__apply_' + concern.name, {})
+        plan = get('plan_' + concern.name, {})
+        applied = get('apply_' + concern.name, {})
         changed = truthy(plan.get('changed')) and (check_mode or len(applied) > 0)
         report[concern.name] = concern.report(applied or plan, changed, get, settings)
     report.update({
         # cgroup_v2_memory null: not checked (node_prep_memory_qos_enabled=false)
-        'memory_qos': {'cgroup_v2_memory': variables.get('node_prep__cgroup_v2_memory'),
-                       'after_reboot': truthy(get('node_prep__cgroup_v2_after_reboot'))},
-        'drained': truthy(get('node_prep__drain_wanted')),
-        'restarts_skipped': list(get('node_prep__skipped_restarts', [])),
+        'memory_qos': {'cgroup_v2_memory': view.get('cgroup_v2_memory'),
+                       'after_reboot': truthy(get('cgroup_v2_after_reboot'))},
+        'drained': truthy(get('drain_wanted')),
+        'restarts_skipped': list(get('skipped_restarts', [])),
         'backup_dir': '%s/%s' % (settings.get('backup_dir', ''), run_id) if run_id else '',
-        'notes': list(get('node_prep__notes', [])),
+        'notes': list(get('notes', [])),
         # acquired / refreshed / taken_over when this run took it (a node with something to change); not_taken
         # (nothing to change), would_acquire (check mode, something to change), held (check mode: another run
         # holds it, see holder), stale (another run's stale lock, left: nothing to change), disabled
@@ -248,13 +249,14 @@ def node_report(variables, concerns=REGISTRY):
 
 def node_summary(host, report, variables, concerns=REGISTRY):
     """The lines of one host's summary (the role's "Report | Summary") from its node_prep_report and variables
-    (node_prep__report_settings, node_prep__reboot, node_prep__done): its state, one line per concern, the
-    restarts, the notes and the lock."""
-    settings = variables.get('node_prep__report_settings') or {}
+    (REPORT_VARIABLES: the plan's report_settings and reboot, the run's done): its state, one line per concern,
+    the restarts, the notes and the lock."""
+    view = facts(variables)
+    settings = view.get('report_settings') or {}
     lock = report['lock']
 
     def get(name, default=None):
-        value = variables.get(name)
+        value = view.get(name)
         return default if value is None else value
     if report['check_mode'] and report['drift']:
         state = 'WOULD CHANGE (check mode)'
@@ -264,7 +266,7 @@ def node_summary(host, report, variables, concerns=REGISTRY):
         restarts = ('restarts SKIPPED (node_prep_manage_services=false): %s - restart them for the changes to take '
                     'effect' % ', '.join(report['restarts_skipped']))
     else:
-        restarts = 'restarts: ' + ('; '.join(variables.get('node_prep__done') or []) or 'none')
+        restarts = 'restarts: ' + ('; '.join(view.get('done') or []) or 'none')
     if lock['held_by_other']:
         lock_line = 'lock: HELD BY ANOTHER RUN: ' + (lock['msg'] or json.dumps(lock['holder']))
     else:

@@ -7,8 +7,9 @@ what the plan found (node_config's result in check mode), whether this node has 
 drains, reboots, takes the lock, and the notes, errors and plan lines of the node.
 
 The concerns (kubelet, containerd NRI, kernel command line) are those of module_utils/node_prep_concerns.py: the
-decision iterates over its registry. The role's plan (roles/node_prep/tasks/plan.yml) keeps each value as a fact of
-the same name with the prefix ``node_prep__`` (``plan`` as ``node_prep_plan``). In Python rather than in the task's templates: ansible-core
+decision iterates over its registry. The role (roles/node_prep/tasks/inspect.yml) keeps the decision as one fact,
+``node_prep__plan``, which every later task, the report (plugin_utils/fleet.py) and playbooks/node_prep.yml read
+(its ``plan`` also as ``node_prep_plan``, for the fleet plan). In Python rather than in the task's templates: ansible-core
 2.19 renders a task variable again at every reference, so a decision built on others in Jinja renders them all
 again each time.
 
@@ -24,7 +25,24 @@ from ansible_collections.numaops.colocation.plugins.module_utils.preflight impor
 # own (node_prep_concerns.settings_of) come on top.
 OWN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'drain', 'k8s_enabled', 'lock_enabled',
                 'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir', 'proc_meminfo_path',
-                'containerd_config_path', 'backup_dir')
+                'containerd_config_path', 'backup_dir', 'backup', 'k8s_validate_certs')
+# The settings that are booleans: the plan carries them as true or false (the pre-flight refused any other value),
+# and the tasks read them from there. node_prep_nri_enabled is a boolean or null (NRI left alone).
+BOOLEAN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'drain', 'k8s_enabled', 'lock_enabled',
+                    'backup', 'k8s_validate_certs')
+
+
+def applied(result, plan, run, concerns=node_prep_concerns.REGISTRY):
+    """The run record ``run`` (node_prep__run) after the apply's node_config call: each changing concern's result as
+    ``apply_<name>`` (a concern the plan left alone: {}), and the lines of what changed appended to ``done``."""
+    result = result or {}
+    changing = dict((c.name, truthy(plan.get(c.name + '_changing'))) for c in concerns)
+    run = dict(run or {})
+    for concern in concerns:
+        run['apply_' + concern.name] = (result.get(concern.name) or {}) if changing[concern.name] else {}
+    run['done'] = list(run.get('done') or []) + node_prep_concerns.done_lines(
+        result, changing, plan.get('settings') or {}, concerns)
+    return run
 
 
 def settings_names(concerns=node_prep_concerns.REGISTRY):
@@ -94,7 +112,11 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     if not manage and applying:
         skipped_restarts = unique([settings[c.service_setting] for c in concerns
                                    if c.service_setting and changing[c.name]])
-    file_settings = dict(settings, kubelet_config=checks.get('kubelet_config'), kernel_args=checks.get('kernel_args'))
+    typed = dict(settings, kubelet_config=checks.get('kubelet_config'), kernel_args=checks.get('kernel_args'))
+    for name in BOOLEAN_SETTINGS:
+        typed[name] = truthy(settings[name])
+    if settings.get('nri_enabled') is not None:
+        typed['nri_enabled'] = truthy(settings['nri_enabled'])
     decision = {
         'check_mode': bool(checking),
         'run_id': stamp if applying else '',
@@ -103,7 +125,8 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         'read_token': result.get('read_token') or '',
         # the node lock as the pre-flight found it (it only reads it; empty when node_prep_lock_enabled=false)
         'lock': node.get('lock') or {},
-        # whether this run takes the lock: a real run with something to change
+        # whether this run takes the lock: a real run with something to change (the lock task takes it, the apply
+        # renews it, the end of the run releases it)
         'locked': lock_enabled and applying,
         # the lock's owner, kept across the plays of playbooks/node_prep.yml
         'lock_run_id': '%s-%s' % (stamp, nonce) if lock_enabled and applying else '',
@@ -127,10 +150,15 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         'report_settings': {'containerd_config_path': settings['containerd_config_path'],
                             'backup_dir': settings['backup_dir'], 'reservations': settings['reservations'],
                             'reboot_allowed': truthy(settings['reboot_allowed'])},
+        # the apply's lock renewal and snapshot go into node_config's first call when nothing runs on the node
+        # before it (no drain, no service stopped first): one round trip less
+        'snapshot_with_config': (any(changing.values()) and not (drain_asked and k8s and applying and disruptive)
+                                 and not (manage and any(c.before and changing[c.name] for c in concerns))),
         # every file the changing concerns edit: the apply's snapshot, what a rollback puts back
-        'snapshot_paths': node_prep_concerns.snapshot_paths(changing, plans, file_settings, concerns),
-        # the settings the concerns' done lines read (node_prep_concerns.done_lines, after the apply)
-        'settings': file_settings,
+        'snapshot_paths': node_prep_concerns.snapshot_paths(changing, plans, typed, concerns),
+        # the role's settings, the booleans as true or false: what the tasks after the plan and the concerns' done
+        # lines (node_prep_concerns.done_lines) read
+        'settings': typed,
     }
     plan = {'work': work, 'reboot': reboot_required, 'removed': removed}
     for concern in concerns:

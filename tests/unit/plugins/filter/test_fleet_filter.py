@@ -81,8 +81,9 @@ def test_the_workers_of_a_run_share_the_names_through_its_temporary_directory(tm
 
 def test_node_prep_report_and_summaries_read_only_the_role_facts():
     lock = {'outcome': 'absent', 'locked_by_other': False}
-    hosts = [{'inventory_hostname': name, 'node_prep__lock': lock, 'node_prep__work_needed': False,
-              'node_prep__report_settings': {'containerd_config_path': '/c.toml'}, 'unrelated': object()}
+    hosts = [{'inventory_hostname': name, 'unrelated': object(),
+              'node_prep__plan': {'lock': lock, 'work_needed': False,
+                                  'report_settings': {'containerd_config_path': '/c.toml'}}}
              for name in ('n2', 'n1')]
     for host_vars in hosts:
         host_vars['node_prep_report'] = fleet_filter.node_prep_report(host_vars)

@@ -26,7 +26,8 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'sysfs_cpu_dir': '/sys/devices/system/cpu', 'proc_meminfo_path': '/proc/meminfo',
             'containerd_config_path': '/etc/containerd/config.toml', 'backup_dir': '/var/backups/numaops-colocation',
             'kubelet_state_dir': '/var/lib/kubelet', 'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml',
-            'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True}
+            'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
+            'k8s_validate_certs': True}
 NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:       16384000 kB\n'},
         'lock': {'outcome': 'absent', 'locked_by_other': False},
         'checks': {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
@@ -102,12 +103,8 @@ def test_a_new_concern_is_in_the_fleet_plan_the_report_and_the_summaries():
     assert fleet.fleet_plan({'n1': d['plan'], 'n2': {'work': False}}, example.REGISTRY) == [
         'node_prep plan: 2 node(s): 1 to change, 1 already as wanted, 0 failed the pre-flight',
         '1 node(s) irqbalance banned CPUs ->0-1: n1']
-    variables = dict(('node_prep__' + key, d[key]) for key in (
-        'check_mode', 'work_needed', 'kubelet_config', 'kernel_args', 'mem_sampling_wanted', 'cgroup_v2_memory',
-        'cgroup_v2_after_reboot', 'reboot', 'drain_wanted', 'skipped_restarts', 'run_id', 'notes', 'locked', 'lock',
-        'report_settings', 'plan_kubelet', 'plan_containerd', 'plan_kernel', 'plan_irqbalance'))
-    variables['node_prep__apply_irqbalance'] = {'changed': True, 'banned_cpus': '0-1'}
-    assert set(variables) <= set(fleet.report_variables(example.REGISTRY))
+    # the role keeps the decision as one fact, and what the apply did in its run record
+    variables = {'node_prep__plan': d, 'node_prep__run': {'apply_irqbalance': {'changed': True, 'banned_cpus': '0-1'}}}
     report = fleet.node_report(variables, example.REGISTRY)
     assert report['irqbalance'] == {'changed': True, 'banned_cpus': '0-1'}
     assert not report['kubelet']['changed'] and not report['containerd']['changed']

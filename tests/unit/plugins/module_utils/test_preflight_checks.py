@@ -66,7 +66,21 @@ def test_a_node_that_fits():
         'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
         'cgroup_v2_after_reboot': False, 'containerd_version': '1.7.24',
         'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [], 'errors': [],
+        'settings': {'kubelet_enabled': True, 'memory_qos_enabled': False, 'lock_enabled': True, 'k8s_enabled': True,
+                     'manage_services': True, 'reboot_allowed': False, 'nri_enabled': True},
     }
+
+
+def test_the_settings_asked_come_back_typed_and_decide_what_is_read():
+    assert run(kubelet_enabled='no', nri_enabled=None, reboot_allowed='yes')['settings'] == {
+        'kubelet_enabled': False, 'memory_qos_enabled': False, 'lock_enabled': True, 'k8s_enabled': True,
+        'manage_services': True, 'reboot_allowed': True, 'nri_enabled': None}
+    args = {'lock': {'path': '/l', 'state': 'query'}, 'root': '', 'cgroup_root': '/sys/fs/cgroup',
+            'proc_cmdline_path': '/proc/cmdline', 'kubelet': 'yes', 'read_kubelet_config': True,
+            'sysfs_cpu_dir': '/c', 'sysfs_node_dir': '/n', 'proc_meminfo_path': '/m'}
+    assert preflight.read_args(args, dict(ASKED, memory_qos_enabled=True)) == dict(args, kubelet=True)
+    assert preflight.read_args(args, dict(ASKED, kubelet_enabled=False, lock_enabled=False)) == {
+        'root': '', 'kubelet': False, 'read_kubelet_config': False}
 
 
 def test_defaults_fill_missing_keys_and_unknown_keys_are_refused():

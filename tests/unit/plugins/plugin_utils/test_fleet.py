@@ -139,8 +139,27 @@ def _plan_vars(**overrides):
     return variables
 
 
+RUN_KEYS = ('done', 'rebooted', 'cordoned', 'restarted')
+
+
+def _shape(flat):
+    """The role's variables from the flat names of a test (node_prep__<key>): the plan's keys in node_prep__plan,
+    the run record's (the apply's results, done, rebooted) in node_prep__run."""
+    plan, run, variables = {}, {}, {}
+    for name, value in flat.items():
+        key = name[len('node_prep__'):]
+        if key == 'lock_taken':
+            variables[name] = value
+        elif key in RUN_KEYS or key.startswith('apply_'):
+            run[key] = value
+        else:
+            plan[key] = value
+    variables.update({'node_prep__plan': plan, 'node_prep__run': run})
+    return variables
+
+
 def test_report_of_a_node_with_nothing_to_change():
-    report = fleet.node_report(_plan_vars())
+    report = fleet.node_report(_shape(_plan_vars()))
     assert report == {
         'check_mode': False, 'drift': False,
         'kubelet': {'config_path': '/var/lib/kubelet/config.yaml', 'changed': False, 'changed_fields': [],
@@ -150,7 +169,7 @@ def test_report_of_a_node_with_nothing_to_change():
         'memory_qos': {'cgroup_v2_memory': True, 'after_reboot': False},
         'drained': False, 'restarts_skipped': [], 'backup_dir': '', 'notes': [],
         'lock': {'outcome': 'not_taken', 'held_by_other': False, 'holder': {}, 'msg': ''}}
-    assert fleet.node_summary('n1', report, _plan_vars()) == [
+    assert fleet.node_summary('n1', report, _shape(_plan_vars())) == [
         'n1: no change', 'kubelet /var/lib/kubelet/config.yaml: ok', 'containerd /etc/containerd/config.toml: ok',
         'kernel args: none wanted', 'restarts: none', 'notes: none', 'lock: not_taken']
 
@@ -163,12 +182,12 @@ def test_report_in_check_mode_names_what_would_change():
                                  'reservations_removed': ['systemReserved.cpu']},
         node_prep__plan_kernel={'changed': True, 'reboot_required': True},
         node_prep__notes=['one.', 'two.'])
-    report = fleet.node_report(variables)
+    report = fleet.node_report(_shape(variables))
     assert report['kubelet']['changed'] and report['kubelet']['changed_fields'] == ['cpuManagerPolicy']
     assert report['kubelet']['state_files_removed'] == ['/var/lib/kubelet/cpu_manager_state']
     assert report['kernel']['changed'] and report['kernel']['reboot_required']
     assert report['lock']['outcome'] == 'would_acquire'
-    assert fleet.node_summary('n1', report, variables) == [
+    assert fleet.node_summary('n1', report, _shape(variables)) == [
         'n1: WOULD CHANGE (check mode)',
         'kubelet /var/lib/kubelet/config.yaml: changed cpuManagerPolicy - REMOVED reservations systemReserved.cpu '
         '(node_prep_reservations=merge)',
@@ -189,7 +208,7 @@ def test_report_of_a_real_run_reads_the_apply_and_the_lock_it_took():
         node_prep__apply_kernel={'changed': True, 'reboot_required': True},
         node_prep__rebooted=True, node_prep__reboot=True, node_prep__drain_wanted='True',
         node_prep__done=['kubelet restarted', 'containerd restarted'])
-    report = fleet.node_report(variables)
+    report = fleet.node_report(_shape(variables))
     assert report['kubelet']['changed_fields'] == ['applied']
     assert report['containerd'] == {'config_path': '/etc/containerd/config.toml', 'changed': True,
                                     'nri': {'disable': False}}
@@ -197,15 +216,15 @@ def test_report_of_a_real_run_reads_the_apply_and_the_lock_it_took():
     assert report['drained'] is True
     assert report['backup_dir'] == '/var/backups/numaops-colocation/20261205T050000Z'
     assert report['lock'] == {'outcome': 'acquired', 'held_by_other': False, 'holder': {}, 'msg': ''}
-    lines = fleet.node_summary('n1', report, variables)
+    lines = fleet.node_summary('n1', report, _shape(variables))
     assert lines[0] == 'n1: changed' and lines[2] == 'containerd /etc/containerd/config.toml: NRI changed'
     assert lines[4] == 'restarts: kubelet restarted; containerd restarted'
 
 
 def test_a_planned_change_the_apply_did_not_make_is_not_reported_as_made():
     # a real run whose apply did not get to the kubelet (its result empty): not "changed"
-    report = fleet.node_report(_plan_vars(node_prep__work_needed=True,
-                                          node_prep__plan_kubelet={'changed': True, 'changed_fields': ['x']}))
+    report = fleet.node_report(_shape(_plan_vars(node_prep__work_needed=True,
+                                          node_prep__plan_kubelet={'changed': True, 'changed_fields': ['x']})))
     assert report['kubelet']['changed'] is False and report['kubelet']['changed_fields'] == ['x']
 
 
@@ -218,14 +237,14 @@ def test_reboot_required_says_why(reboot, allowed, why):
     variables = _plan_vars(node_prep__check_mode=True, node_prep__work_needed=True, node_prep__kernel_args=['a'],
                            node_prep__plan_kernel={'changed': True, 'reboot_required': True}, node_prep__reboot=reboot,
                            node_prep__report_settings=dict(SETTINGS, reboot_allowed=allowed))
-    report = fleet.node_report(variables)
-    assert fleet.node_summary('n1', report, variables)[3] == 'kernel args: changed, REBOOT REQUIRED (%s)' % why
+    report = fleet.node_report(_shape(variables))
+    assert fleet.node_summary('n1', report, _shape(variables))[3] == 'kernel args: changed, REBOOT REQUIRED (%s)' % why
 
 
 def test_skipped_restarts_are_named():
     variables = _plan_vars(node_prep__skipped_restarts=['kubelet', 'containerd'])
-    report = fleet.node_report(variables)
-    assert fleet.node_summary('n1', report, variables)[4] == (
+    report = fleet.node_report(_shape(variables))
+    assert fleet.node_summary('n1', report, _shape(variables))[4] == (
         'restarts SKIPPED (node_prep_manage_services=false): kubelet, containerd - restart them for the changes to '
         'take effect')
 
@@ -234,27 +253,27 @@ def test_lock_held_by_another_run_names_it():
     holder = {'run_id': 'other-7', 'controller': 'ctl', 'pid': 1}
     variables = _plan_vars(node_prep__check_mode=True, node_prep__lock={
         'outcome': 'held', 'locked_by_other': True, 'holder': holder, 'msg': 'n1 is locked by another run: run other-7'})
-    report = fleet.node_report(variables)
+    report = fleet.node_report(_shape(variables))
     assert report['lock'] == {'outcome': 'held', 'held_by_other': True, 'holder': holder,
                               'msg': 'n1 is locked by another run: run other-7'}
-    assert fleet.node_summary('n1', report, variables)[-1] == \
+    assert fleet.node_summary('n1', report, _shape(variables))[-1] == \
         'lock: HELD BY ANOTHER RUN: n1 is locked by another run: run other-7'
     # without a message, the holder as JSON
     variables['node_prep__lock'] = {'outcome': 'held', 'locked_by_other': True, 'holder': holder}
-    report = fleet.node_report(variables)
-    assert fleet.node_summary('n1', report, variables)[-1] == 'lock: HELD BY ANOTHER RUN: ' + json.dumps(holder)
+    report = fleet.node_report(_shape(variables))
+    assert fleet.node_summary('n1', report, _shape(variables))[-1] == 'lock: HELD BY ANOTHER RUN: ' + json.dumps(holder)
 
 
 def test_a_stale_lock_keeps_its_holder_and_no_lock_is_disabled():
     holder = {'run_id': 'gone-2'}
-    report = fleet.node_report(_plan_vars(node_prep__lock={'outcome': 'stale', 'locked_by_other': False,
-                                                           'holder': holder}))
+    report = fleet.node_report(_shape(_plan_vars(node_prep__lock={'outcome': 'stale', 'locked_by_other': False,
+                                                           'holder': holder})))
     assert report['lock'] == {'outcome': 'stale', 'held_by_other': False, 'holder': holder, 'msg': ''}
     # a held lock the run took over is reported as it was taken, not as the pre-flight found it
-    report = fleet.node_report(_plan_vars(node_prep__locked=True, node_prep__lock=report['lock'],
-                                          node_prep__lock_taken={'outcome': 'taken_over', 'holder': {'run_id': 'me'}}))
+    report = fleet.node_report(_shape(_plan_vars(node_prep__locked=True, node_prep__lock=report['lock'],
+                                          node_prep__lock_taken={'outcome': 'taken_over', 'holder': {'run_id': 'me'}})))
     assert report['lock']['outcome'] == 'taken_over' and report['lock']['holder'] == {}
-    assert fleet.node_report(_plan_vars(node_prep__lock={}))['lock']['outcome'] == 'disabled'
+    assert fleet.node_report(_shape(_plan_vars(node_prep__lock={})))['lock']['outcome'] == 'disabled'
 
 
 def test_report_of_missing_variables_is_empty_not_an_error():

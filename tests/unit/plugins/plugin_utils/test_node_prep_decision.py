@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""node_prep's decision after its plan (roles/node_prep/tasks/plan.yml keeps each value as a fact)."""
+"""node_prep's decision after its plan (roles/node_prep/tasks/inspect.yml keeps it as one fact, node_prep__plan)."""
 from __future__ import annotations
 
 import copy
@@ -17,7 +17,8 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'containerd_config_path': '/etc/containerd/config.toml',
             'backup_dir': '/var/backups/numaops-colocation', 'kubelet_state_dir': '/var/lib/kubelet',
             'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
-            'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True}
+            'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
+            'k8s_validate_certs': 'yes'}
 CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
           'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
           'errors': []}
@@ -150,3 +151,34 @@ def test_the_done_lines_name_what_the_apply_changed():
         'boot configuration changed (numa_icon=enable)']
     assert nc.done_lines(applied, {'containerd': True}, d['settings']) == [
         'containerd config /etc/containerd/config.toml changed (NRI)']
+
+
+def test_the_plan_carries_the_settings_typed():
+    settings = decide(manage_services='no', k8s_validate_certs='yes', nri_enabled=None)['settings']
+    assert settings['manage_services'] is False and settings['k8s_validate_certs'] is True
+    assert settings['backup'] is True and settings['nri_enabled'] is None
+    assert decide(nri_enabled='false')['settings']['nri_enabled'] is False
+    assert settings['kubelet_config'] == '/var/lib/kubelet/config.yaml' and settings['kernel_args'] == []
+
+
+def test_the_backup_goes_into_the_write_when_nothing_runs_on_the_node_before_it():
+    # a kubelet change: drained and the kubelet stopped first, so the backup is a task of its own
+    assert decide(changing())['snapshot_with_config'] is False
+    assert decide(changing(), drain=False)['snapshot_with_config'] is False
+    # nothing stopped (services not managed) and no drain: node_config's own call takes the backup
+    assert decide(changing(), drain=False, manage_services=False)['snapshot_with_config'] is True
+    result = copy.deepcopy(SAME)
+    result['containerd'] = {'changed': True}
+    assert decide(result)['snapshot_with_config'] is True
+    assert decide()['snapshot_with_config'] is False
+
+
+def test_the_run_record_after_the_apply():
+    d = decide(changing())
+    run = nd.applied({'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']},
+                      'containerd': {'changed': False}}, d, {'done': ['node node-1 cordoned and drained'],
+                                                               'rebooted': False})
+    assert run == {'apply_kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']}, 'apply_containerd': {},
+                   'apply_kernel': {}, 'rebooted': False,
+                   'done': ['node node-1 cordoned and drained',
+                            'kubelet config /var/lib/kubelet/config.yaml changed (cpuManagerPolicy)']}
