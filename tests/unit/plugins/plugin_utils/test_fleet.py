@@ -224,7 +224,7 @@ def test_report_of_a_real_run_reads_the_apply_and_the_lock_it_took():
 def test_a_planned_change_the_apply_did_not_make_is_not_reported_as_made():
     # a real run whose apply did not get to the kubelet (its result empty): not "changed"
     report = fleet.node_report(_shape(_plan_vars(node_prep__work_needed=True,
-                                          node_prep__plan_kubelet={'changed': True, 'changed_fields': ['x']})))
+                                                 node_prep__plan_kubelet={'changed': True, 'changed_fields': ['x']})))
     assert report['kubelet']['changed'] is False and report['kubelet']['changed_fields'] == ['x']
 
 
@@ -267,11 +267,12 @@ def test_lock_held_by_another_run_names_it():
 def test_a_stale_lock_keeps_its_holder_and_no_lock_is_disabled():
     holder = {'run_id': 'gone-2'}
     report = fleet.node_report(_shape(_plan_vars(node_prep__lock={'outcome': 'stale', 'locked_by_other': False,
-                                                           'holder': holder})))
+                                                                  'holder': holder})))
     assert report['lock'] == {'outcome': 'stale', 'held_by_other': False, 'holder': holder, 'msg': ''}
     # a held lock the run took over is reported as it was taken, not as the pre-flight found it
-    report = fleet.node_report(_shape(_plan_vars(node_prep__locked=True, node_prep__lock=report['lock'],
-                                          node_prep__lock_taken={'outcome': 'taken_over', 'holder': {'run_id': 'me'}})))
+    report = fleet.node_report(_shape(_plan_vars(
+        node_prep__locked=True, node_prep__lock=report['lock'],
+        node_prep__lock_taken={'outcome': 'taken_over', 'holder': {'run_id': 'me'}})))
     assert report['lock']['outcome'] == 'taken_over' and report['lock']['holder'] == {}
     assert fleet.node_report(_shape(_plan_vars(node_prep__lock={})))['lock']['outcome'] == 'disabled'
 

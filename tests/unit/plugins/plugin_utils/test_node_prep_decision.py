@@ -175,9 +175,8 @@ def test_the_backup_goes_into_the_write_when_nothing_runs_on_the_node_before_it(
 
 def test_the_run_record_after_the_apply():
     d = decide(changing())
-    run = nd.applied({'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']},
-                      'containerd': {'changed': False}}, d, {'done': ['node node-1 cordoned and drained'],
-                                                               'rebooted': False})
+    result = {'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']}, 'containerd': {'changed': False}}
+    run = nd.applied(result, d, {'done': ['node node-1 cordoned and drained'], 'rebooted': False})
     assert run == {'apply_kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']}, 'apply_containerd': {},
                    'apply_kernel': {}, 'rebooted': False,
                    'done': ['node node-1 cordoned and drained',
