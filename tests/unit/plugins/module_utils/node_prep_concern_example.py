@@ -1,7 +1,7 @@
 # Copyright (c) 2026 numaops.colocation contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A new node_prep concern, as docs/developer/concerns.md shows it: irqbalance kept off the reserved CPUs."""
+"""A new node_prep concern, as docs/developer/concerns.md shows it: irqbalance kept off the isolated CPUs."""
 from __future__ import annotations
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns as nc
