@@ -268,6 +268,19 @@ def audit_summary(hosts_vars, qos_summary):
     return fleet.audit_summary(nodes, dict(qos_summary or {}), sorted(nodes))
 
 
+def node_prep_drift_report(hosts_vars):
+    """node_prep's drift report from the host variables of every host to report (``node_prep_report``, or
+    ``node_prep_audit_error`` for a host that failed)."""
+    reports, errors, hosts = {}, {}, []
+    for host, host_vars in _host_vars(hosts_vars):
+        hosts.append(host)
+        if host_vars.get('node_prep_report') is not None:
+            reports[host] = host_vars['node_prep_report']
+        if host_vars.get('node_prep_audit_error'):
+            errors[host] = host_vars['node_prep_audit_error']
+    return fleet.drift_report(reports, errors, hosts)
+
+
 def markdown_summary(summary, title='node_prep'):
     return fleet.markdown_summary(summary, title)
 
@@ -299,6 +312,7 @@ class FilterModule(object):
             'node_prep_summaries': node_prep_summaries,
             'fleet_summary': fleet_summary,
             'audit_summary': audit_summary,
+            'node_prep_drift_report': node_prep_drift_report,
             'markdown_summary': markdown_summary,
             'report_file_name': report_file_name,
         }

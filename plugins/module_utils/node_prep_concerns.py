@@ -269,7 +269,9 @@ def _kernel_fleet_parts(report):
 
 def _kernel_drift_parts(report):
     kernel = report.get('kernel') or {}
-    return ['kernel command line'] if kernel.get('changed') or kernel.get('reboot_required') else []
+    args = ' '.join(kernel.get('args') or [])
+    return ((['kernel arguments ' + args] if kernel.get('changed') else [])
+            + (['reboot pending for ' + args] if kernel.get('reboot_required') else []))
 
 
 KERNEL = Concern(

@@ -348,6 +348,31 @@ def audit_summary(node_reports, qos_summary, targeted, concerns=REGISTRY):
     return {'lines': lines, 'data': data, 'failing': bool(drifted or broken)}
 
 
+def drift_report(reports, errors, hosts, concerns=REGISTRY):
+    """The drift report of node_prep (its ``drift_report`` entry point, after an audit in check mode): a header and
+    one line per host that drifted, has a reboot pending or was not audited, from {host: node_prep_report} of the
+    hosts that have one and {host: error} of those that failed; ``hosts`` in the order to report them. The parts
+    of a line are the concerns' ``drift_parts``."""
+    lines = []
+    in_sync = drifted = missing = 0
+    for host in hosts:
+        report = reports.get(host)
+        if report is None:
+            missing += 1
+            lines.append('%s: NOT AUDITED - %s' % (host, errors.get(host) or 'failed or unreachable (see its error above)'))
+            continue
+        parts = [part for concern in concerns for part in concern.drift_parts(report)]
+        if report.get('drift'):
+            drifted += 1
+            lines.append('%s: DRIFT - %s' % (host, '; '.join(parts)))
+        else:
+            in_sync += 1
+            if parts:  # in sync, with something pending (a reboot)
+                lines.append('%s: %s' % (host, '; '.join(parts)))
+    return ['node_prep: %d node(s): %d in sync, %d with drift, %d not audited'
+            % (len(hosts), in_sync, drifted, missing)] + lines
+
+
 _SAFE_NAME = re.compile(r'[^A-Za-z0-9_.-]+')
 
 

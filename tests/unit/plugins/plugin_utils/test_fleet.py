@@ -109,6 +109,35 @@ def test_audit_summary_fails_on_drift_in_any_area_or_unaudited_node():
     assert not clean['failing'] and clean['lines'] == ['audit: 1 node(s): 1 in sync, 0 with drift, 0 not (fully) audited']
 
 
+def test_audit_summary_names_the_kernel_arguments_and_a_pending_reboot():
+    nodes = {'k': {'node_prep': {'kernel': {'changed': True, 'args': ['nosmt', 'numa_icon=enable']}}},
+             'r': {'node_prep': {'kernel': {'reboot_required': True, 'args': ['nosmt']}}}}
+    result = fleet.audit_summary(nodes, {'drift': {}, 'not_reported': []}, ['k', 'r'])
+    assert result['lines'][1:] == ['k: DRIFT - kernel arguments nosmt numa_icon=enable',
+                                   'r: DRIFT - reboot pending for nosmt']
+
+
+def test_drift_report_counts_and_names_each_node():
+    reports = {
+        'a': {'drift': True, 'kubelet': {'changed_fields': ['cpuManagerPolicy', 'topologyManagerPolicy']},
+              'containerd': {'changed': True}, 'kernel': {'changed': False, 'args': []}},
+        'b': {'drift': False, 'kubelet': {'changed_fields': []}, 'kernel': {'args': []}},
+        # in sync, with the reboot that puts its arguments in effect still to come
+        'c': {'drift': False, 'kernel': {'changed': False, 'reboot_required': True, 'args': ['nosmt']}},
+        'd': {'drift': True, 'kernel': {'changed': True, 'reboot_required': True, 'args': ['nosmt', 'quiet']}},
+    }
+    lines = fleet.drift_report(reports, {'e': 'host unreachable'}, ['a', 'b', 'c', 'd', 'e', 'f'])
+    assert lines == [
+        'node_prep: 6 node(s): 2 in sync, 2 with drift, 2 not audited',
+        'a: DRIFT - kubelet cpuManagerPolicy, topologyManagerPolicy; containerd NRI',
+        'c: reboot pending for nosmt',
+        'd: DRIFT - kernel arguments nosmt quiet; reboot pending for nosmt quiet',
+        'e: NOT AUDITED - host unreachable',
+        'f: NOT AUDITED - failed or unreachable (see its error above)',
+    ]
+    assert fleet.drift_report({}, {}, []) == ['node_prep: 0 node(s): 0 in sync, 0 with drift, 0 not audited']
+
+
 def test_report_file_name():
     assert fleet.report_file_name('node_prep', '2026-12-01T10:00:00Z', 'json') == 'node_prep-2026-12-01T10_00_00Z.json'
 
