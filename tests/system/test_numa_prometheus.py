@@ -26,10 +26,11 @@ RULE_TESTS = os.path.join(HERE, 'prometheus', 'numaops-numa.rules.test.yml')
 
 
 def doc_queries():
-    """The PromQL expressions of docs/numa.md's promql block (each after its comment line)."""
+    """The PromQL expressions of the block after "What an operator types" in docs/numa.md (each after its comment
+    line; a text block: the docs site's highlighter does not know recording-rule names with colons)."""
     with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), 'docs', 'numa.md')) as handle:
         text = handle.read()
-    block = text.split('```promql\n', 1)[1].split('```', 1)[0]
+    block = text.split('What an operator types', 1)[1].split('```text\n', 1)[1].split('```', 1)[0]
     queries, current = [], []
     for line in block.splitlines():
         if line.startswith('#'):
