@@ -11,6 +11,9 @@ path the real kubelet and containerd made, not one derived by us), and prints on
     {"containers": {ID: {"memory.high", "memory.low", "memory.min", "cgroup.procs", "path", "pod_path"}},
      "pods": {PATH: {...}}}     # each container's pod, the two QoS class slices and kubepods.slice
 
+Each entry of "pods" also carries "children": the sums of memory.min and memory.low over all its child cgroups
+(the sandbox's and those of other pods included), as the kernel holds them.
+
 paths relative to /sys/fs/cgroup. With --reset, each found container's memory.high/low/min are first set
 back to the kernel's defaults (max, 0, 0), so that what is read afterwards was written by whoever runs next:
 the scope unit's MemoryHigh=/MemoryLow=/MemoryMin= too (systemctl set-property --runtime), or systemd would put
@@ -45,6 +48,21 @@ def read(rel):
     return values
 
 
+def children_sums(rel):
+    sums = {"memory.min": 0, "memory.low": 0}
+    top = os.path.join(ROOT, rel)
+    for name in sorted(os.listdir(top)):
+        if not os.path.isdir(os.path.join(top, name)):
+            continue
+        for key in sums:
+            try:
+                with open(os.path.join(top, name, key)) as handle:
+                    sums[key] += int(handle.read().strip())
+            except (IOError, OSError, ValueError):
+                pass   # a child without the memory controller (or gone meanwhile) protects nothing
+    return dict((key, str(value)) for key, value in sums.items())
+
+
 def main(argv):
     reset = "--reset" in argv
     ids = [a for a in argv if a != "--reset"]
@@ -62,6 +80,8 @@ def main(argv):
         out["pods"][os.path.dirname(rel)] = read(os.path.dirname(rel))
     for rel in LEVELS:
         out["pods"][rel] = read(rel)
+    for rel in out["pods"]:
+        out["pods"][rel]["children"] = children_sums(rel)
     print(json.dumps(out, sort_keys=True))
 
 
