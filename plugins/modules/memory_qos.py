@@ -120,9 +120,12 @@ options:
       - The inputs of flavours that have no options of their own; each flavour refuses keys it does not know.
       - "For O(flavour=kubelet): C(memory_reservation_policy) (V(None), the kubelet's default, or V(TieredReservation):
         the kubelet's C(memoryReservationPolicy)), C(memory_throttling_factor) (the kubelet's C(memoryThrottlingFactor),
-        greater than 0 and at most 1; unset, the kubelet's default, sets no C(memory.high)) and C(allocatable_memory)
+        greater than 0 and at most 1; unset, the kubelet's default, sets no C(memory.high)), C(allocatable_memory)
         (the Node's C(status.allocatable.memory), required with C(memory_throttling_factor): a container without a
-        memory limit is throttled relative to it)."
+        memory limit is throttled relative to it, with the eviction threshold added back as the kubelet does),
+        C(eviction_hard_memory_available) (the kubelet's C(evictionHard) C(memory.available): a quantity, default
+        V(100Mi) as the kubelet's, or a percentage of C(capacity_memory)) and C(capacity_memory) (the Node's
+        C(status.capacity.memory), needed only for a percentage)."
       - "For O(flavour=koordinator): C(node_slo) (required: the node's NodeSLO object, C(slo.koordinator.sh/v1alpha1),
         as the API returns it; a percentage that is not an integer from 0 to 100, a field it does not know or a value
         of the wrong type fails the module before anything is written) and C(allocatable_memory) (the Node's

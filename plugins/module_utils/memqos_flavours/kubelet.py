@@ -8,7 +8,12 @@ docs/memory_qos.md lists them with the differences:
 
 * inputs: the KubeletConfiguration's ``memoryReservationPolicy`` (``None``, the default, or
   ``TieredReservation``) and ``memoryThrottlingFactor`` (unset by default: no memory.high), and the Node's
-  allocatable memory (the memory.high of a container without a memory limit);
+  allocatable memory with the kubelet's hard eviction threshold for memory (``evictionHard`` ``memory.available``,
+  100Mi by default) added back: the memory.high of a container without a memory limit is taken of the kubelet's
+  GetNodeAllocatableAbsolute (capacity minus systemReserved and kubeReserved,
+  pkg/kubelet/cm/node_container_manager_linux.go), while the Node's status.allocatable also subtracts the
+  threshold (GetNodeAllocatableReservation); a percentage threshold is taken of the memory capacity
+  (pkg/kubelet/eviction/api/types.go, GetThresholdQuantity; the percentage a float32);
 * container (pkg/kubelet/kuberuntime/kuberuntime_container_linux.go, generateLinuxContainerResources): with
   ``TieredReservation`` and a memory request, memory.min = request in a Guaranteed pod, memory.low = request
   otherwise; else both 0. memory.high, only with a throttling factor and when request != limit or there is no
@@ -30,14 +35,18 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import math
+import struct
 
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
+    DEFAULT_EVICTION_MEMORY, IGNORED_EVICTION_PERCENTAGES)
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 
 NONE = 'None'
 TIERED = 'TieredReservation'
 POLICIES = (NONE, TIERED)
-CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocatable_memory')
+CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocatable_memory',
+               'eviction_hard_memory_available', 'capacity_memory')
 TERMINAL_PHASES = ('Succeeded', 'Failed')
 
 
@@ -96,6 +105,42 @@ def pod_memory_request(pod):
     return _value(total)
 
 
+def _float32(value):
+    return struct.unpack('f', struct.pack('f', value))[0]
+
+
+def eviction_reservation(threshold, capacity, where='flavour_config'):
+    """Bytes the kubelet reserves for its hard eviction threshold of memory: a quantity, or a percentage of the
+    memory ``capacity`` (bytes; None: not given); None is the kubelet's default (100Mi), 0% and 100% are ignored
+    as the kubelet ignores them. pkg/kubelet/eviction/helpers.go parseThresholdStatement and parsePercentage
+    (float32(value) / 100), eviction/api/types.go GetThresholdQuantity (int64(float64(capacity) * percentage))."""
+    field = where + '.eviction_hard_memory_available'
+    if threshold is None:
+        return DEFAULT_EVICTION_MEMORY
+    text = str(threshold).strip()
+    if text in IGNORED_EVICTION_PERCENTAGES:
+        return 0
+    if text.endswith('%'):
+        try:
+            percent = float(text[:-1])
+        except ValueError:
+            percent = -1.0
+        if not 0 <= percent <= 100 or text[:-1].strip() != text[:-1]:
+            raise mq.MemQosError('%s is %r; allowed: a memory quantity (the kubelet\'s evictionHard memory.available, '
+                                 'default 100Mi) or a percentage from 0%% to 100%%' % (field, threshold))
+        if capacity is None:
+            raise mq.MemQosError('%s is the percentage %r: flavour_config.capacity_memory (the Node\'s '
+                                 'status.capacity.memory) is required to know how much it is' % (field, threshold))
+        return int(float(capacity) * float(_float32(_float32(percent) / 100.0)))
+    try:
+        quantity = parse_quantity(threshold, field)
+    except QuantityError as exc:
+        raise mq.MemQosError(str(exc))
+    if quantity < 0:
+        raise mq.MemQosError('%s is %r; allowed: a non-negative memory quantity or a percentage' % (field, threshold))
+    return _value(quantity)
+
+
 def memory_high(request, limit, allocatable, factor, page_size):
     """kuberuntime_container_linux.go, generateLinuxContainerResources: the container's memory.high in bytes,
     or ``'max'`` when the kubelet does not set it. ``limit`` is the container's memory limit (0: none), then the
@@ -113,7 +158,8 @@ def memory_high(request, limit, allocatable, factor, page_size):
 
 class Kubelet(mq.Flavour):
     """Inputs: ``flavour_config`` (``memory_reservation_policy``, ``memory_throttling_factor``,
-    ``allocatable_memory``) and the module's ``page_size``."""
+    ``allocatable_memory``, ``eviction_hard_memory_available``, ``capacity_memory``) and the module's
+    ``page_size``."""
 
     name = 'kubelet'
     pod_fields = {'spec': {'initContainers': [{'name': None, 'resources': None, 'restartPolicy': None}],
@@ -123,8 +169,7 @@ class Kubelet(mq.Flavour):
         super(Kubelet, self).__init__(params)
         if params.get('configs') is not None:
             raise mq.MemQosError('configs is an input of the volcano flavour; the kubelet flavour takes '
-                                 'flavour_config (memory_reservation_policy, memory_throttling_factor, '
-                                 'allocatable_memory)')
+                                 'flavour_config (%s)' % ', '.join(CONFIG_KEYS))
         config = params.get('flavour_config') or {}
         unknown = sorted(set(config) - set(CONFIG_KEYS))
         if unknown:
@@ -154,8 +199,13 @@ class Kubelet(mq.Flavour):
             try:
                 self.allocatable = _value(parse_quantity(config['allocatable_memory'],
                                                          'flavour_config.allocatable_memory'))
+                capacity = None
+                if config.get('capacity_memory') is not None:
+                    capacity = _value(parse_quantity(config['capacity_memory'], 'flavour_config.capacity_memory'))
             except QuantityError as exc:
                 raise mq.MemQosError(str(exc))
+            # the kubelet's node allocatable before eviction (GetNodeAllocatableAbsolute)
+            self.allocatable += eviction_reservation(config.get('eviction_hard_memory_available'), capacity)
         elif factor is not None:
             raise mq.MemQosError('flavour_config.allocatable_memory is required with memory_throttling_factor: the '
                                  'Node\'s status.allocatable.memory, which the kubelet uses for a container '

@@ -17,9 +17,11 @@ from ansible_collections.numaops.colocation.tests.standins.podgen import contain
 
 MI = 2 ** 20
 GI = 2 ** 30
+# allocatable_memory as the kubelet's node allocatable before eviction: no eviction threshold to add back
 TIERED = {'memory_reservation_policy': 'TieredReservation', 'memory_throttling_factor': 0.9,
-          'allocatable_memory': '1536Mi'}
-NONE_09 = {'memory_reservation_policy': 'None', 'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi'}
+          'allocatable_memory': '1536Mi', 'eviction_hard_memory_available': '0'}
+NONE_09 = {'memory_reservation_policy': 'None', 'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi',
+           'eviction_hard_memory_available': '0'}
 
 CONTAINER = 'pkg/kubelet/kuberuntime/kuberuntime_container_linux.go, generateLinuxContainerResources'
 POD = 'pkg/kubelet/cm/helpers_linux.go, ResourceConfigForPod'
@@ -67,6 +69,23 @@ CONTAINER_VECTORS = [
     # 1e9 + 1e9 * 0.5 = 1.5e9 -> 366210 pages = 1499996160
     ('decimal quantities', CONTAINER, dict(TIERED, memory_throttling_factor=0.5), 'Burstable', {'memory': '2G'},
      {'memory': '1G'}, 1499996160, 10 ** 9, 0),
+    # the Node's status.allocatable is the kubelet's GetNodeAllocatableAbsolute minus the hard eviction threshold
+    # (GetNodeAllocatableReservation); the threshold is added back, 100Mi by default (eviction DefaultEvictionHard):
+    # (1Gi + 100Mi) * 0.9 = 1060739481.6 -> 258969 pages = 1060737024
+    ('no limit: status.allocatable plus the default eviction threshold',
+     'pkg/kubelet/cm/node_container_manager_linux.go, GetNodeAllocatableAbsolute / GetNodeAllocatableReservation',
+     {'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi'}, 'BestEffort', None, None, 1060737024, 0, 0),
+    # 5% of 2Gi: float32(5) / 100 = 0.0500000007...; 2147483648 x it = 107374184 (not 107374182: the float32);
+    # (1Gi + 107374184) * 0.9 = 1063004407.2 -> 259522 pages = 1063002112
+    ('no limit: a percentage threshold of the capacity, as a float32',
+     'pkg/kubelet/eviction/helpers.go, parsePercentage; eviction/api/types.go, GetThresholdQuantity',
+     {'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '5%',
+      'capacity_memory': '2Gi'}, 'BestEffort', None, None, 1063002112, 0, 0),
+    # 100% (and 0%) are ignored by the kubelet (parseThresholdStatement): nothing reserved, nothing added back;
+    # 1Gi * 0.9 = 966367641.6 -> 235929 pages = 966365184
+    ('no limit: a 100% threshold is ignored', 'pkg/kubelet/eviction/helpers.go, parseThresholdStatement',
+     {'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '100%'},
+     'BestEffort', None, None, 966365184, 0, 0),
     # Quantity.Value() rounds 100m up to 1 byte
     ('milli quantity rounds up', CONTAINER, {'memory_reservation_policy': 'TieredReservation'}, 'Burstable',
      None, {'memory': '100m'}, 'max', 1, 0),
@@ -181,6 +200,13 @@ def test_which_pods():
     ({'memory_throttling_factor': True, 'allocatable_memory': '1Gi'}, 'memory_throttling_factor is True'),
     ({'memory_throttling_factor': 0.9}, 'flavour_config.allocatable_memory is required with memory_throttling_factor'),
     ({'allocatable_memory': 'much'}, "invalid quantity 'much' for flavour_config.allocatable_memory"),
+    ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '5%'},
+     "flavour_config.eviction_hard_memory_available is the percentage '5%': flavour_config.capacity_memory"),
+    ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '150%', 'capacity_memory': '2Gi'},
+     "flavour_config.eviction_hard_memory_available is '150%'; allowed: a memory quantity"),
+    ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': 'lots'},
+     "invalid quantity 'lots' for flavour_config.eviction_hard_memory_available"),
+    ({'allocatable_memory': '1Gi', 'capacity_memory': 'all'}, "invalid quantity 'all' for flavour_config.capacity_memory"),
     ({'memoryThrottlingFactor': 0.9}, 'flavour_config.memoryThrottlingFactor is not an input of the kubelet flavour; '
                                       'allowed: memory_reservation_policy, memory_throttling_factor, allocatable_memory'),
 ])

@@ -20,8 +20,9 @@ from ansible_collections.numaops.colocation.tests.unit.plugins.modules.test_memo
 
 MI = 2 ** 20
 GI = 2 ** 30
+# the Node's status.allocatable 1436Mi plus the kubelet's default eviction threshold (100Mi): 1536Mi before eviction
 TIERED = {'memory_reservation_policy': 'TieredReservation', 'memory_throttling_factor': 0.9,
-          'allocatable_memory': '1536Mi'}
+          'allocatable_memory': '1436Mi'}
 
 
 def kubelet_node(tmp_path):
