@@ -22,8 +22,15 @@ import sys
 
 import pytest
 
-kubernetes_validate = pytest.importorskip('kubernetes_validate')
-jsonschema = pytest.importorskip('jsonschema')
+try:
+    import jsonschema
+    import kubernetes_validate
+except ImportError as exc:
+    if not os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
+        raise  # the plain pytest stage always has them (tests/requirements-dev.txt): a failure, never a skip
+    # set by ansible-test units, whose environment has only tests/unit/requirements.txt
+    pytest.skip('%s: under ansible-test units; the plain pytest stage (scripts/test.sh unit) runs these tests' % exc,
+                allow_module_level=True)
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402  pylint: disable=wrong-import-position
 
