@@ -210,16 +210,8 @@ class ActionModule(NodeFilesAction):
             current_effective, new_effective, files[cpu_state].text, files[memory_state].text, state_dir)
         warnings.extend(state_warnings)
 
-        new_text = kubelet_yaml.render(text, doc, new_config, changed_fields)
-        # The rendered text must read back as exactly the planned configuration.
-        try:
-            reread = current if new_text == text else kubelet_yaml.to_plain(kubelet_yaml.load(new_text, path))
-        except kubelet_yaml.KubeletYamlError:
-            reread = None
-        if reread != new_config:
-            raise AnsibleActionFail('%s: the edited text does not read back as the planned configuration (does the '
-                                    'file use YAML anchors or aliases on the keys this module manages?); nothing '
-                                    'was changed. Please report this with the file.' % path)
+        new_text = kubelet_yaml.render_exact(text, doc, new_config, changed_fields, path, 'configuration',
+                                             unchanged=current)
 
         writes = []
         if new_text != current_file.text:

@@ -257,15 +257,7 @@ def run(action, result, args, asked, dropped, wanted, auto, task_vars):
     warnings.extend(state_warnings)
 
     changed_fields = dropin.dropin_changes(current, new_mine)
-    new_text = kubelet_yaml.render(text, doc, new_mine, changed_fields, equal=_null_aware_equal)
-    try:
-        reread = kubelet_yaml.to_plain(kubelet_yaml.load(new_text, ours))
-    except kubelet_yaml.KubeletYamlError:
-        reread = None
-    if reread != new_mine:
-        raise AnsibleActionFail('%s: the edited text does not read back as the planned drop-in (does the file use '
-                                'YAML anchors or aliases on the keys this module manages?); nothing was changed. '
-                                'Please report this with the file.' % ours)
+    new_text = kubelet_yaml.render_exact(text, doc, new_mine, changed_fields, ours, 'drop-in', equal=_null_aware_equal)
     mine_state = files[ours]
     writes = []
     if new_text != (mine_state.text if mine_state.exists else None):

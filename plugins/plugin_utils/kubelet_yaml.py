@@ -29,6 +29,8 @@ except ImportError:  # pragma: no cover - reported by require_ruamel()
     YAMLError = Exception
     ScalarNode = DoubleQuotedScalarString = None
 
+from ansible.errors import AnsibleActionFail
+
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
 
 STR_TAG = 'tag:yaml.org,2002:str'
@@ -291,6 +293,22 @@ def render(text, doc, new_config, changed_fields, equal=kubelet.nested_value_equ
     for start, end, _seq, replacement in ordered:
         lines[start:end] = replacement
     return ''.join(lines)
+
+
+def render_exact(text, doc, new_config, changed_fields, path, what, equal=kubelet.nested_value_equal, unchanged=MISSING):
+    """``render``, refused (AnsibleActionFail naming ``path``, nothing written) unless the rendered text reads back
+    as exactly ``new_config``; ``what`` names the planned document in the message. ``unchanged``: the value of
+    ``text`` as already read, taken as the read-back when the text is not changed."""
+    new_text = render(text, doc, new_config, changed_fields, equal=equal)
+    try:
+        reread = unchanged if unchanged is not MISSING and new_text == text else to_plain(load(new_text, path))
+    except KubeletYamlError:
+        reread = None
+    if reread != new_config:
+        raise AnsibleActionFail('%s: the edited text does not read back as the planned %s (does the file use YAML '
+                                'anchors or aliases on the keys this module manages?); nothing was changed. Please '
+                                'report this with the file.' % (path, what))
+    return new_text
 
 
 def _insertions(doc, keys, spans, added, new_config, lines, layout, newline):

@@ -182,3 +182,27 @@ def test_to_plain_types():
     assert plain['a'] == '1' and plain['b'] == 1 and plain['c'] == 1.5 and plain['d'] is True
     assert plain['e'] is None and plain['f'] == [1, 'x'] and plain['g'] == {'h': 16}
     assert plain.__class__ is dict and plain['a'].__class__ is str and plain['f'].__class__ is list
+
+
+def test_render_exact_returns_the_text_that_reads_back_as_planned():
+    text = 'kind: KubeletConfiguration\ncpuManagerPolicy: none\n'
+    doc = ky.load(text, '/k.yaml')
+    new = {'kind': 'KubeletConfiguration', 'cpuManagerPolicy': 'static'}
+    assert ky.render_exact(text, doc, new, ['cpuManagerPolicy'], '/k.yaml', 'configuration') == \
+        'kind: KubeletConfiguration\ncpuManagerPolicy: static\n'
+    # unchanged text: the value already read stands for the read-back
+    current = ky.to_plain(doc)
+    assert ky.render_exact(text, doc, current, [], '/k.yaml', 'configuration', unchanged=current) == text
+
+
+@pytest.mark.parametrize('what', ['configuration', 'drop-in'])
+def test_render_exact_refuses_text_that_does_not_read_back_as_planned(what):
+    from ansible.errors import AnsibleActionFail
+    text = 'kind: KubeletConfiguration\ncpuManagerPolicy: none\n'
+    doc = ky.load(text, '/k.yaml')
+    planned = {'kind': 'KubeletConfiguration', 'cpuManagerPolicy': 'static'}
+    # no field to change: the text stays as it is and reads back as the old value, not the planned one
+    with pytest.raises(AnsibleActionFail, match=r'^/k\.yaml: the edited text does not read back as the planned %s \(does '
+                       r'the file use YAML anchors or aliases on the keys this module manages\?\); nothing was changed\. '
+                       r'Please report this with the file\.$' % what):
+        ky.render_exact(text, doc, planned, [], '/k.yaml', what)
