@@ -50,19 +50,24 @@ CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocat
 TERMINAL_PHASES = ('Succeeded', 'Failed')
 
 
-def _memory(resource_list, where):
-    """The exact memory quantity (a Fraction) of a ResourceList, 0 when absent."""
-    value = (resource_list or {}).get('memory')
-    if value is None:
-        return 0
-    field = where + '[memory]'
+def _quantity(value, field, allowed='a non-negative memory quantity'):
+    """The exact quantity (a Fraction) of ``value``; MemQosError naming ``field``, the value and what is
+    ``allowed`` when it is not a quantity or is negative."""
     try:
         quantity = parse_quantity(value, field)
     except QuantityError as exc:
         raise mq.MemQosError(str(exc))
     if quantity < 0:
-        raise mq.MemQosError('%s is %r; allowed: a non-negative memory quantity' % (field, value))
+        raise mq.MemQosError('%s is %r; allowed: %s' % (field, value, allowed))
     return quantity
+
+
+def _memory(resource_list, where):
+    """The exact memory quantity (a Fraction) of a ResourceList, 0 when absent."""
+    value = (resource_list or {}).get('memory')
+    if value is None:
+        return 0
+    return _quantity(value, where + '[memory]')
 
 
 def _requests(resources, where):
@@ -132,13 +137,7 @@ def eviction_reservation(threshold, capacity, where='flavour_config'):
             raise mq.MemQosError('%s is the percentage %r: flavour_config.capacity_memory (the Node\'s '
                                  'status.capacity.memory) is required to know how much it is' % (field, threshold))
         return int(float(capacity) * float(_float32(_float32(percent) / 100.0)))
-    try:
-        quantity = parse_quantity(threshold, field)
-    except QuantityError as exc:
-        raise mq.MemQosError(str(exc))
-    if quantity < 0:
-        raise mq.MemQosError('%s is %r; allowed: a non-negative memory quantity or a percentage' % (field, threshold))
-    return _value(quantity)
+    return _value(_quantity(threshold, field, 'a non-negative memory quantity or a percentage'))
 
 
 def memory_high(request, limit, allocatable, factor, page_size):

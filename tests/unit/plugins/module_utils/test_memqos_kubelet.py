@@ -206,6 +206,8 @@ def test_which_pods():
      "flavour_config.eviction_hard_memory_available is '150%'; allowed: a memory quantity"),
     ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': 'lots'},
      "invalid quantity 'lots' for flavour_config.eviction_hard_memory_available"),
+    ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '-100Mi'},
+     "flavour_config.eviction_hard_memory_available is '-100Mi'; allowed: a non-negative memory quantity or a percentage"),
     ({'allocatable_memory': '1Gi', 'capacity_memory': 'all'}, "invalid quantity 'all' for flavour_config.capacity_memory"),
     ({'memoryThrottlingFactor': 0.9}, 'flavour_config.memoryThrottlingFactor is not an input of the kubelet flavour; '
                                       'allowed: memory_reservation_policy, memory_throttling_factor, allocatable_memory'),
@@ -228,5 +230,10 @@ def test_a_bad_request_skips_the_container_or_pod_with_the_field():
     with pytest.raises(mq.MemQosError) as err:
         flav.container_values(pod, {}, pod['spec']['containers'][0], 0)
     assert "invalid quantity 'lots' for spec.containers[0].resources.requests[memory]" in str(err.value)
+    negative = _pod(containers=[container('c', None, {'memory': '-1Mi'})])
+    with pytest.raises(mq.MemQosError) as err:
+        flav.container_values(negative, {}, negative['spec']['containers'][0], 0)
+    assert ("spec.containers[0].resources.requests[memory] is '-1Mi'; allowed: a non-negative memory quantity"
+            in str(err.value))
     decision = flav.decide(pod)
     assert decision['managed'] is False and decision['invalid'] and 'team/p' in decision['reason']
