@@ -36,6 +36,34 @@ def _fleet(value):
     return entries
 
 
+def numa_report_not_read(value):
+    """Names of the nodes without a numa_facts result (failed, unreachable), with why."""
+    return ['%s (%s)' % (entry['name'], entry['error']) for entry in sorted(_fleet(value), key=lambda e: str(e['name']))
+            if entry.get('error') or entry.get('facts') is None]
+
+
+def numa_report_textfile_problems(value):
+    """Per node whose numa_report_textfile_dir is set: what is wrong with it (the stat result
+    numa_report__textfile_dir of the playbook), empty when every one is an existing directory."""
+    problems = []
+    for item in value if isinstance(value, (list, tuple)) else []:
+        wanted = item.get('numa_report_textfile_dir')
+        if not wanted:
+            continue
+        name = item.get('inventory_hostname')
+        if not isinstance(wanted, str) or not wanted.startswith('/'):
+            problems.append('%s: numa_report_textfile_dir=%r must be an absolute path (node_exporter\'s '
+                            '--collector.textfile.directory)' % (name, wanted))
+            continue
+        stat = (item.get('numa_report__textfile_dir') or {}).get('stat') or {}
+        if not stat.get('exists'):
+            problems.append('%s: numa_report_textfile_dir=%s does not exist on the node (it must be node_exporter\'s '
+                            '--collector.textfile.directory)' % (name, wanted))
+        elif not stat.get('isdir'):
+            problems.append('%s: numa_report_textfile_dir=%s is not a directory' % (name, wanted))
+    return problems
+
+
 def numa_report_html(value, generated=None, title='NUMA fleet report'):
     return numa_report.render_html(_fleet(value), generated=generated, title=title)
 
@@ -53,4 +81,5 @@ def numa_textfile(value, drift=None, last_run=None):
 class FilterModule:
     def filters(self):
         return {'numa_report_html': numa_report_html, 'numa_report_json': numa_report_json,
-                'numa_textfile': numa_textfile}
+                'numa_textfile': numa_textfile, 'numa_report_not_read': numa_report_not_read,
+                'numa_report_textfile_problems': numa_report_textfile_problems}

@@ -35,6 +35,7 @@ import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 
 FACTS_KEY = 'numaops_numa'
@@ -405,9 +406,23 @@ def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_i
     return placement
 
 
-def _mark_stale(placement, cpu_manager, memory_manager):
-    """Checkpoint entries whose pod has no cgroup are stale (True); unknown (None) without the cgroup tree."""
-    live = None if placement is None else set(placement['pod_uids'])
+def _running_pod_uids(pods):
+    """UIDs of the pods given that have not finished (a mirror pod under the static pod's UID too); None: no pods
+    were given."""
+    if pods is None:
+        return None
+    live = set()
+    for pod in pods:
+        if ((pod or {}).get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
+            continue
+        live.update(uid for uid in pod_index([pod]))
+    return live
+
+
+def _mark_stale(placement, cpu_manager, memory_manager, pods=None):
+    """Checkpoint entries whose pod has no cgroup are stale (True). Without the cgroup tree, an entry whose pod is
+    not among the node's pods given, or has finished, is stale; unknown (None) when no pods were given either."""
+    live = _running_pod_uids(pods) if placement is None else set(placement['pod_uids'])
     exclusive = {}
     for item in ((cpu_manager or {}).get('exclusive') or []) + ((memory_manager or {}).get('containers') or []):
         item['stale'] = None if live is None else item['pod_uid'] not in live
@@ -497,7 +512,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
     memory_manager = _memory_manager(tree, state_dir, index)
     cgroup_facts = _cgroup(tree, kubelet_values)
     placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids)
-    _mark_stale(placement, cpu_manager, memory_manager)
+    _mark_stale(placement, cpu_manager, memory_manager, pods)
 
     reserved = None
     if kubelet_values is not None and kubelet_values.get('reservedSystemCPUs') is not None:
@@ -524,7 +539,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
             entry['free_exclusive_cpus'] = None   # no exclusive CPUs without the static policy
             entry['free_exclusive_cpu_count'] = 0
 
-    return {
+    facts = {
         'schema': SCHEMA_VERSION,
         'root': root,
         'online_cpus': None if online is None else format_cpuset(online),
@@ -544,6 +559,9 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
         'placement': placement,
         'kubelet': {
             'config_path': '/' + kubelet_config,
+            # no kubelet on this node: neither its configuration nor its state files exist
+            'found': any(os.path.lexists(tree.path(rel)) for rel in (
+                kubelet_config, state_dir + '/cpu_manager_state', state_dir + '/memory_manager_state')),
             'config': kubelet_values,
             'reserved_cpus': None if reserved is None else format_cpuset(reserved),
             'cpu_manager': cpu_manager,
@@ -551,3 +569,6 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
         },
         'unknown': tree.unknown,
     }
+    # pods the kubelet refused at admission for NUMA alignment, and why (None: no pods given)
+    facts['refusals'] = numa_refusals.refusals(pods, facts)
+    return facts

@@ -79,9 +79,12 @@ options:
         C(status.containerStatuses), C(status.initContainerStatuses) and C(status.ephemeralContainerStatuses) are
         used), for example the C(resources) of
         C(kubernetes.core.k8s_info) with C(field_selectors=spec.nodeName=<node>).
+      - The refused pods of RV(ansible_facts.numaops_numa.refusals) also use C(metadata.ownerReferences),
+        C(metadata.labels.pod-template-hash), C(metadata.creationTimestamp), C(spec.containers),
+        C(spec.initContainers), C(spec.overhead) and C(status) (C(phase), C(reason), C(message), C(qosClass)).
+      - Not given, placements carry pod UIDs only and RV(ansible_facts.numaops_numa.refusals) is V(null).
     type: list
     elements: dict
-    default: []
 notes:
   - Free exclusive CPUs of a NUMA node are, under the static CPU manager policy, the CPUs of its default set that
     are not in C(reservedSystemCPUs); without the static policy no CPU is exclusive and the value is V(null).
@@ -218,8 +221,11 @@ ansible_facts:
               C(systemReserved), C(allocatable), C(reserved), C(free) bytes) and C(containers) (each with
               C(pod_uid), C(namespace), C(pod), C(container), C(numa_nodes), C(stale) and C(blocks) of C(resource),
               C(bytes), C(numa_nodes)).
-            - C(stale) is V(true) when the entry's pod has no cgroup (it no longer runs), V(false) when it has one,
-              V(null) when the cgroups could not be read.
+            - C(stale) is V(true) when the entry's pod has no cgroup (it no longer runs), V(false) when it has one.
+              When the cgroups could not be read it comes from O(pods): V(true) when the pod is not among them or
+              has finished (phase C(Succeeded) or C(Failed)); V(null) when O(pods) was not given either.
+            - C(found) is V(false) when the node has no kubelet (neither the configuration nor a state file
+              exists).
           type: dict
         placement:
           description:
@@ -253,6 +259,23 @@ ansible_facts:
                   page tables, slab) of C(memory.numa_stat).
               type: list
               elements: dict
+        refusals:
+          description:
+            - The pods of O(pods) the kubelet refused at admission for NUMA alignment, oldest first; V(null) when
+              O(pods) was not given. The kubelet leaves such a pod in phase C(Failed) with C(status.reason)
+              C(TopologyAffinityError) (the topology manager), C(SMTAlignmentError) (the CPU manager's
+              full-pcpus-only) or C(UnexpectedAdmissionError) (another allocation failure of the CPU, memory or
+              device manager) and C(status.message) C(Pod was rejected: <why>).
+            - Each with C(namespace), C(pod), C(uid), C(created), C(reason), C(reason_text), C(message) (without
+              the C(Pod was rejected) prefix), C(qos), C(owner_kind) and C(owner) (its controller), C(workload)
+              (C(Deployment/<name>) for a ReplicaSet of a Deployment), C(owner_refusals) (refused pods of the same
+              controller on the node), C(requests) (the pod's effective requests), C(policy) and C(scope) (the
+              topology manager's), C(units) (what the topology manager aligns at once - the pod, or each container
+              - with C(aligned), the requests the kubelet places per NUMA node, C(devices) and
+              C(fits_numa_nodes)), C(numa_free) (per NUMA node C(free_exclusive_cpus) and, under the Static memory
+              manager, C(memory) free per resource in bytes, as read now) and C(why), one sentence.
+          type: list
+          elements: dict
         unknown:
           description: What could not be read, each with C(path) and C(reason).
           type: list
@@ -270,7 +293,7 @@ ARGUMENT_SPEC = dict(
     root=dict(type='path', default='/'),
     kubelet_config=dict(type='path', default='/' + numa.DEFAULT_KUBELET_CONFIG),
     state_dir=dict(type='path', default='/' + numa.DEFAULT_STATE_DIR),
-    pods=dict(type='list', elements='dict', default=[]),
+    pods=dict(type='list', elements='dict'),
 )
 
 

@@ -40,7 +40,13 @@ def container_label(item):
     return 'pod %s/%s' % (item.get('pod_uid'), item.get('container') or '(pod)')
 
 
+NO_KUBELET = 'no kubelet'
+
+
 def policies(facts):
+    if (facts.get('kubelet') or {}).get('found') is False:
+        return dict((key, NO_KUBELET) for key in ('cpu_manager', 'topology_manager', 'memory_manager',
+                                                   'cpu_manager_state', 'memory_manager_state'))
     config = ((facts.get('kubelet') or {}).get('config')) or {}
     cpu = ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('policy')
     mem = ((facts.get('kubelet') or {}).get('memory_manager') or {}).get('policy')
@@ -75,6 +81,19 @@ def node_drift(facts):
     return reasons
 
 
+def drift_state(facts, wanted_drift=None):
+    """(drifting, reasons): drifting is True or False, or None when it cannot be told (no kubelet configuration
+    read and no node_prep result saying the node would change). The report and the textfile both use it."""
+    reasons = node_drift(facts) if facts else []
+    if wanted_drift:
+        reasons.append('node_prep would change this node')
+    if reasons:
+        return True, reasons
+    if wanted_drift is False or (facts and (facts.get('kubelet') or {}).get('config') is not None):
+        return False, reasons
+    return None, reasons
+
+
 CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes', 'stale')
 MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks', 'stale')
 PLACEMENT_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'container_id', 'qos', 'cgroup', 'cpus', 'cpu_count',
@@ -90,9 +109,7 @@ def fleet_data(fleet, generated=None):
     rows = []
     for entry in sorted(fleet, key=lambda item: str(item.get('name'))):
         facts = entry.get('facts') or {}
-        drift = node_drift(facts) if facts else []
-        if entry.get('drift'):
-            drift.append('node_prep would change this node')
+        drifting, drift = drift_state(facts, entry.get('drift'))
         nodes = []
         for node in facts.get('numa_nodes') or []:
             nodes.append({
@@ -120,7 +137,9 @@ def fleet_data(fleet, generated=None):
             'placement': (None if not facts or facts.get('placement') is None else
                           [_pick(item, PLACEMENT_KEYS) for item in facts['placement'].get('containers') or []]),
             'pci_devices': facts.get('pci_devices'),
-            'drift': drift, 'drift_known': bool(facts) and (facts.get('kubelet') or {}).get('config') is not None,
+            'drift': drift, 'drift_known': drifting is not None,
+            'kubelet_found': (facts.get('kubelet') or {}).get('found') if facts else None,
+            'refusals': facts.get('refusals') if facts else None,
             'last_run': entry.get('last_run'),
             'unknown': facts.get('unknown') or [],
         })
@@ -158,7 +177,8 @@ def _free_cell(node):
 def _fleet_table(data):
     out = ['<div class="wrap"><table class="fleet" id="fleet"><thead><tr><th>Node</th><th>CPU manager</th>'
            '<th>Topology manager</th><th>Memory manager</th><th>Reserved CPUs</th><th class="num">CPUs</th>'
-           '<th>Free exclusive CPUs per NUMA node</th><th>Drift</th><th class="num">Unknown</th></tr></thead><tbody>']
+           '<th>Free exclusive CPUs per NUMA node</th><th>Drift</th><th class="num">Refused pods</th>'
+           '<th class="num">Unknown</th></tr></thead><tbody>']
     for index, row in enumerate(data['nodes']):
         pol = row['policies']
         if row['error']:
@@ -168,16 +188,22 @@ def _fleet_table(data):
         elif row['drift_known']:
             drift = '<span class="ok">none</span>'
         else:
-            drift = '<span class="small">unknown</span>'
+            drift = '<span class="small">unknown%s</span>' % (' (no kubelet)' if row['kubelet_found'] is False else '')
+        refused = row['refusals']
+        if refused is None:
+            refused_cell = '<span class="small" title="pods not read from the API">-</span>'
+        else:
+            refused_cell = ('<a href="#refused-%d" data-field="refused" data-count="%d"%s>%d</a>'
+                            % (index, len(refused), ' class="drift"' if refused else '', len(refused)))
         out.append(
             '<tr data-node="%s"><td><a href="#node-%d">%s</a></td><td data-field="cpu-policy">%s</td><td>%s</td>'
             '<td data-field="memory-policy">%s</td><td data-field="reserved-cpus">%s</td>'
             '<td class="num" data-field="cpus">%s</td><td>%s</td><td data-field="drift">%s</td>'
-            '<td class="num">%d</td></tr>'
+            '<td class="num">%s</td><td class="num">%d</td></tr>'
             % (_esc(row['name']), index, _esc(row['name']), _esc(pol.get('cpu_manager')),
                _esc(pol.get('topology_manager')), _esc(pol.get('memory_manager')), _esc(row['reserved_cpus'] or '-'),
                _esc(row['cpu_count']), ' '.join(_free_cell(node) for node in row['numa_nodes']), drift,
-               len(row['unknown'])))
+               refused_cell, len(row['unknown'])))
     out.append('</tbody></table></div>')
     return ''.join(out)
 
@@ -193,8 +219,10 @@ def _cpu_roles(facts, colours):
         if item.get('stale'):
             continue      # its pod has no cgroup: never drawn as live
         label = container_label(item)
+        # stale None: neither the cgroups nor the pods could tell whether the pod still runs
+        role = 'exclusive' if item.get('stale') is False else 'exclusive-unverified'
         for cpu in item.get('cpu_ids') or []:
-            roles[cpu] = ('exclusive', label, colours[label])
+            roles[cpu] = (role, label, colours[label])
     for node in facts.get('numa_nodes') or []:
         for cpu in node.get('cpu_ids') or []:
             if cpu in roles:
@@ -239,11 +267,21 @@ def _node_box(node, roles, isolated, x, y, width):
             role, label, colour = roles.get(cpu, ('unknown', None, COLOURS['unknown']))
             title = 'CPU %d: %s%s%s' % (cpu, role, (' by ' + label) if label else '',
                                         ' (isolated)' if cpu in isolated else '')
-            parts.append('<rect class="cpu" data-cpu="%d" data-role="%s"%s x="%d" y="%d" width="%d" height="%d" '
-                         'fill="%s" stroke="%s"><title>%s</title></rect>'
+            if role == 'exclusive-unverified':
+                title += ' (not verified running: cgroups and pods not read)'
+            cx, cy = gx + 2 + pos * (CELL + 1), gy + 2
+            # isolated: a black 2 px frame inside the cell and a black corner, visible on every fill
+            parts.append('<rect class="cpu" data-cpu="%d" data-role="%s"%s%s x="%s" y="%s" width="%s" height="%s" '
+                         'fill="%s"%s%s><title>%s</title></rect>'
                          % (cpu, role, (' data-container="%s"' % _esc(label)) if label else '',
-                            gx + 2 + pos * (CELL + 1), gy + 2, CELL, CELL, colour,
-                            '#212529' if cpu in isolated else '#868e96', _esc(title)))
+                            ' data-isolated="true"' if cpu in isolated else '',
+                            cx + 1 if cpu in isolated else cx, cy + 1 if cpu in isolated else cy,
+                            CELL - 2 if cpu in isolated else CELL, CELL - 2 if cpu in isolated else CELL, colour,
+                            ' stroke="#000" stroke-width="2"' if cpu in isolated else ' stroke="#868e96"',
+                            ' fill-opacity="0.45" stroke-dasharray="2 1"' if role == 'exclusive-unverified' else '',
+                            _esc(title)))
+            if cpu in isolated:
+                parts.append('<path d="M%d %dh6l-6 6z" fill="#000" pointer-events="none"/>' % (cx, cy))
     ty = y + 26 + grid_h + 14
     total, free = node.get('memory_total_bytes'), node.get('memory_free_bytes')
     bar_w = width - 16
@@ -378,6 +416,35 @@ def _placement_table(row):
     return ''.join(out)
 
 
+def _refusal_table(index, row):
+    """Pods the kubelet refused at admission for NUMA alignment, with why and the loop of their controller."""
+    refused = row['refusals']
+    if refused is None:
+        return ('<p class="small" id="refused-%d" data-field="refusals-unknown">Pods refused by the kubelet: not read '
+                '(the node\'s pods were not read from the API: numa_report_k8s_enabled).</p>' % index)
+    if not refused:
+        return ('<p class="small" id="refused-%d" data-field="refusals-none">Pods refused by the kubelet for NUMA '
+                'alignment: none.</p>' % index)
+    out = ['<div id="refused-%d"><p class="drift">%d pod(s) refused by the kubelet for NUMA alignment (phase Failed, '
+           'never started)</p><table class="refusals"><tr><th>Pod</th><th>Reason</th><th>Controller</th>'
+           '<th class="num">Refused of it</th><th>Requests</th><th>Why</th></tr>' % (index, len(refused))]
+    for item in refused:
+        controller = ('%s/%s' % (item['owner_kind'], item['owner'])) if item['owner'] else '-'
+        if item.get('workload'):
+            controller += ' (%s)' % item['workload']
+        out.append('<tr data-field="refusal" data-pod="%s" data-reason="%s" data-owner-refusals="%d">'
+                   '<td>%s/%s<br><span class="small">%s</span></td><td title="%s">%s<br><span class="small">%s</span>'
+                   '</td><td>%s</td><td class="num%s">%d</td><td>%s</td><td class="small">%s</td></tr>'
+                   % (_esc('%s/%s' % (item['namespace'], item['pod'])), _esc(item['reason']), item['owner_refusals'],
+                      _esc(item['namespace']), _esc(item['pod']), _esc(item['created'] or ''),
+                      _esc(item['reason_text']), _esc(item['reason']), _esc(item['message']), _esc(controller),
+                      ' drift' if item['owner_refusals'] > 1 else '', item['owner_refusals'],
+                      _esc(', '.join('%s %s' % kv for kv in sorted(item['requests'].items())) or '-'),
+                      _esc(item['why'])))
+    out.append('</table></div>')
+    return ''.join(out)
+
+
 def _node_section(index, row, facts):
     colours = {}
     for item in ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('exclusive') or []:
@@ -398,7 +465,8 @@ def _node_section(index, row, facts):
     legend = ['<span><span class="sw" style="background:%s"></span>reserved</span>' % COLOURS['reserved'],
               '<span><span class="sw" style="background:%s"></span>shared</span>' % COLOURS['shared'],
               '<span><span class="sw" style="background:#fff"></span>unknown</span>',
-              '<span><span class="sw" style="background:#fff;border:2px solid #212529"></span>isolated</span>']
+              '<span><span class="sw" style="background:linear-gradient(135deg,#000 30%,#dee2e6 30%);'
+              'border:2px solid #000"></span>isolated (isolcpus)</span>']
     for item in row['containers']:
         label = container_label(item)
         if item.get('stale'):
@@ -407,10 +475,15 @@ def _node_section(index, row, facts):
                           'cgroup (no longer running)</span>' % (_esc(label), _esc(item['cpus']), _esc(label),
                                                                  _esc(item['cpus'])))
             continue
-        legend.append('<span data-field="container" data-container="%s" data-cpus="%s"><span class="sw" '
-                      'style="background:%s"></span>%s: CPUs %s (NUMA %s)</span>'
-                      % (_esc(label), _esc(item['cpus']), colours.get(label, '#000'), _esc(label), _esc(item['cpus']),
-                         _esc(','.join(str(n) for n in item['numa_nodes'] or [])) or '?'))
+        unverified = item.get('stale') is None
+        legend.append('<span data-field="container" data-container="%s" data-cpus="%s"%s><span class="sw" '
+                      'style="background:%s%s"></span>%s: CPUs %s (NUMA %s)%s</span>'
+                      % (_esc(label), _esc(item['cpus']), ' data-unverified="true"' if unverified else '',
+                         colours.get(label, '#000'), ';opacity:.45;border-style:dashed' if unverified else '',
+                         _esc(label), _esc(item['cpus']),
+                         _esc(','.join(str(n) for n in item['numa_nodes'] or [])) or '?',
+                         ' <i>not verified running</i> (in cpu_manager_state; neither the cgroups nor the pods '
+                         'from the API were read)' if unverified else ''))
     out.append('<div class="legend">%s</div>' % ''.join(legend))
     out.append(_drawing(facts, colours))
     out.append('<div style="display:flex;gap:24px;flex-wrap:wrap;margin-top:8px"><div><b>Distances</b>%s</div>'
@@ -436,6 +509,7 @@ def _node_section(index, row, facts):
         out.append('</table></div>')
     out.append('</div>')
     out.append(_placement_table(row))
+    out.append(_refusal_table(index, row))
     if row['drift']:
         out.append('<p class="drift">Drift: %s</p>' % _esc('; '.join(row['drift'])))
     if row['unknown']:

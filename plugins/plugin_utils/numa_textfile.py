@@ -9,7 +9,8 @@ files/prometheus/numaops-numa.rules.yml. Pure functions, standard library only."
 from __future__ import annotations
 
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
-from ansible_collections.numaops.colocation.plugins.plugin_utils.numa_report import node_drift, policies
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
+from ansible_collections.numaops.colocation.plugins.plugin_utils.numa_report import drift_state, policies
 
 _METRICS = (
     ('numaops_numa_cpu_info', 'An online CPU with its core (core_id within the socket), socket and NUMA node; '
@@ -31,7 +32,11 @@ _METRICS = (
                                                  'by type: anon, file (page cache), kernel.'),
     ('numaops_kubelet_policy_info', 'The kubelet policies in the configuration and the state files.'),
     ('numaops_numa_facts_unknown_entries', 'Files numa_facts could not read or parse.'),
-    ('numaops_numa_drift', 'Whether the node drifts from what is wanted (1) or not (0).'),
+    ('numaops_kubelet_refused_pods', 'Pods on the node the kubelet refused at admission for NUMA alignment '
+                                     '(phase Failed), by reason.'),
+    ('numaops_kubelet_refused_pods_by_owner', 'Refused pods of one controller (a Deployment re-creating a pod '
+                                              'the kubelet refuses counts up).'),
+    ('numaops_numa_drift', 'Whether the node drifts from what is wanted (1) or not (0); absent when unknown.'),
     ('numaops_node_prep_last_run_timestamp_seconds', 'When node_prep last ran on the node (Unix time).'),
 )
 
@@ -129,8 +134,17 @@ def render_textfile(facts, drift=None, last_run=None):
          ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')]
         + [('cgroup_version', (facts.get('cgroup') or {}).get('version') or 'unknown')], 1))
     series['numaops_numa_facts_unknown_entries'].append(([], len(facts.get('unknown') or [])))
-    drifting = bool(node_drift(facts)) or bool(drift)
-    series['numaops_numa_drift'].append(([], 1 if drifting else 0))
+    refused = facts.get('refusals')
+    if refused is not None:
+        for reason in sorted(numa_refusals.REASONS):
+            series['numaops_kubelet_refused_pods'].append(
+                ([('reason', reason)], sum(1 for item in refused if item['reason'] == reason)))
+        for namespace, kind, name, reason, count in numa_refusals.by_owner(refused):
+            series['numaops_kubelet_refused_pods_by_owner'].append(
+                ([('namespace', namespace), ('owner_kind', kind), ('owner', name), ('reason', reason)], count))
+    drifting = drift_state(facts, drift)[0]
+    if drifting is not None:      # unknown (no kubelet configuration read) is left out, as the report says unknown
+        series['numaops_numa_drift'].append(([], 1 if drifting else 0))
     if last_run is not None:
         series['numaops_node_prep_last_run_timestamp_seconds'].append(([], last_run))
     lines = []

@@ -45,7 +45,7 @@ def test_numa_report_playbook(tmp_path, check):
                           check=False)
     out = proc.stdout.decode()
     assert proc.returncode == 0, out
-    assert 'Not read: broken-1.' in out
+    assert 'Not read: broken-1 (numa_facts: state_dir=relative/path must be an absolute path' in out
     html = (tmp_path / 'out' / 'numa-report.html').read_text()
     data = json.loads((tmp_path / 'out' / 'numa-report.json').read_text())
     assert [row['name'] for row in data['nodes']] == ['broken-1', 'tx2-1', 'xeon-1']
@@ -62,3 +62,47 @@ def test_numa_report_playbook(tmp_path, check):
         # no pods from the API in this run: the containers are known by pod UID and container ID
         assert 'numaops_container_numa_cpus{namespace="",pod="",container="",pod_uid="a1d2c3b4-0e9f-4a8b-b7c6-d5e4f3a2b103"' in text
         assert 'numaops_kubelet_stale_checkpoint_entries 1' in text
+
+
+def run_report(tmp_path, hosts, *extra):
+    inventory = {'colocation_nodes': {
+        'vars': {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable,
+                 'numa_report_become': False},
+        'hosts': hosts}}
+    (tmp_path / 'inventory.json').write_text(json.dumps(inventory))
+    command = ['ansible-playbook', '-i', str(tmp_path / 'inventory.json'), 'numaops.colocation.numa_report',
+               '-e', 'numa_report_dir=%s' % (tmp_path / 'out')] + list(extra)
+    proc = subprocess.run(command, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
+                          env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_NOCOLOR='1'),
+                          check=False)
+    return proc.returncode, proc.stdout.decode()
+
+
+def test_missing_textfile_dir_fails_before_anything_is_written(tmp_path):
+    good = tmp_path / 'textfile'
+    good.mkdir()
+    rc, out = run_report(tmp_path, {
+        'xeon-1': {'numa_report_root': tree('xeon8358-2s'), 'numa_report_textfile_dir': str(good)},
+        'tx2-1': {'numa_report_root': tree('thunderx2-2s'), 'numa_report_textfile_dir': str(tmp_path / 'nope')},
+    })
+    assert rc != 0, out
+    assert ('tx2-1: numa_report_textfile_dir=%s does not exist on the node (it must be node_exporter\'s '
+            '--collector.textfile.directory)' % (tmp_path / 'nope')) in out
+    assert 'Nothing was written.' in out
+    assert not (tmp_path / 'out').exists()            # no report blanking the node's drawing
+    assert os.listdir(str(good)) == []                 # and no textfile on the other node either
+    assert not (tmp_path / 'nope').exists()
+
+
+def test_unreachable_host_is_named_as_not_read(tmp_path):
+    rc, out = run_report(tmp_path, {
+        'xeon-1': {'numa_report_root': tree('xeon8358-2s')},
+        # nothing listens on port 1 of the loopback: ssh cannot connect, the host is unreachable
+        'gone-1': {'ansible_connection': 'ssh', 'ansible_host': '127.0.0.1', 'ansible_port': 1,
+                   'ansible_ssh_common_args': '-o ConnectTimeout=5 -o BatchMode=yes'},
+    })
+    assert 'unreachable=1' in out, out
+    assert 'Not read: none.' not in out
+    assert 'Not read: gone-1 (no numa_facts result (the host failed or was unreachable)).' in out
+    data = json.loads((tmp_path / 'out' / 'numa-report.json').read_text())
+    assert [row['name'] for row in data['nodes'] if row['error']] == ['gone-1']

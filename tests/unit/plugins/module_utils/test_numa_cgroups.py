@@ -127,15 +127,32 @@ def test_cgroupfs_tree_and_stale_entry():
     assert facts['kubelet']['memory_manager']['containers'][0]['stale'] is False
 
 
-def test_no_kubepods_cgroup_means_unknown_not_stale(tmp_path):
+def test_no_kubepods_cgroup_and_no_pods_means_unknown_not_stale(tmp_path):
     root = copy(tmp_path, 'thunderx2-2s')
     shutil.rmtree(os.path.join(root, 'sys/fs/cgroup/kubepods'))
-    facts = load(root)
+    facts = numa.collect(root)
     assert facts['placement'] is None
     assert {'path': '/sys/fs/cgroup/kubepods', 'reason': 'missing: no kubepods cgroup of the cgroupfs driver, so the '
             'placement of containers is unknown (no kubelet, another cgroup driver or cgroupRoot)'} in facts['unknown']
     assert [e['stale'] for e in facts['kubelet']['cpu_manager']['exclusive']] == [None, None]
     assert facts['numa_nodes'][1]['exclusive_cpus'] == '30-33'
+
+
+def test_no_kubepods_cgroup_stale_from_the_pods_given(tmp_path):
+    # without cgroups, a checkpoint entry whose pod is not among the node's pods (deleted) or has finished is stale
+    root = copy(tmp_path, 'thunderx2-2s')
+    shutil.rmtree(os.path.join(root, 'sys/fs/cgroup/kubepods'))
+    facts = load(root)
+    assert [e['stale'] for e in facts['kubelet']['cpu_manager']['exclusive']] == [True, False]
+    assert facts['numa_nodes'][1]['exclusive_cpus'] == ''
+    with open(os.path.join(root, 'pods.json')) as handle:
+        pods = json.load(handle)
+    live_uid = facts['kubelet']['cpu_manager']['exclusive'][1]['pod_uid']
+    for pod in pods:
+        if pod['metadata']['uid'] == live_uid:
+            pod.setdefault('status', {})['phase'] = 'Succeeded'
+    facts = numa.collect(root, pods=pods)
+    assert [e['stale'] for e in facts['kubelet']['cpu_manager']['exclusive']] == [True, True]
 
 
 def test_cgroup_v1_not_read(tmp_path):

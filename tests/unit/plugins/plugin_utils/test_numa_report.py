@@ -187,3 +187,99 @@ def test_html_every_container_where_the_kernel_placed_it():
 def test_html_placement_unknown():
     html = numa_report.render_html([{'name': 'epyc-1', 'facts': facts_of('synthetic-8numa')}])
     assert 'data-field="placement-unknown"' in html
+
+
+def test_no_kubelet_says_so_and_drift_is_not_zero():
+    from ansible_collections.numaops.colocation.plugins.module_utils import numa
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import SANDBOX
+    # a node without a kubelet: no configuration file, no state files
+    facts = numa.collect(SANDBOX, kubelet_config='/no/kubelet/config.yaml', state_dir='/no/kubelet')
+    assert facts['kubelet']['found'] is False
+    html = numa_report.render_html([{'name': 'bare-1', 'facts': facts}])
+    doc = parse(html)
+    row = [a for t, a in doc.tags if a.get('data-field') == 'cpu-policy']
+    assert len(row) == 1
+    assert '<td data-field="cpu-policy">no kubelet</td>' in html
+    assert '<td data-field="memory-policy">no kubelet</td>' in html
+    assert 'unknown (no kubelet)' in html
+    # the textfile says nothing about drift where the report says unknown (was numaops_numa_drift 0)
+    text = numa_textfile.render_textfile(facts)
+    assert 'numaops_numa_drift' not in text
+    assert 'cpu_manager="no kubelet"' in text
+    # node_prep's own answer decides when it is given
+    assert 'numaops_numa_drift 0' in numa_textfile.render_textfile(facts, drift=False).splitlines()
+    # a kubelet whose configuration could not be read: drift unknown, left out, policies not "no kubelet"
+    xeon = facts_of('xeon8358-2s')
+    xeon['kubelet']['config'] = None
+    assert 'numaops_numa_drift' not in numa_textfile.render_textfile(xeon)
+    assert numa_report.policies(xeon)['cpu_manager'] == 'none (default)'
+    html = numa_report.render_html([{'name': 'x', 'facts': xeon}])
+    assert '<td data-field="drift"><span class="small">unknown</span></td>' in html
+
+
+def test_isolated_cpus_outlined_clearly():
+    facts = facts_of('xeon8358-2s')
+    facts['isolated_cpus'] = '2-3'
+    html = numa_report.render_html([{'name': 'x', 'facts': facts}])
+    cells = re.findall(r'<rect class="cpu" data-cpu="(\d+)"[^>]*data-isolated="true"[^>]*stroke="#000" '
+                       r'stroke-width="2"', html)
+    assert cells == ['2', '3']
+    assert html.count('<path d="M') == 2                 # the black corner of each isolated CPU
+    assert 'isolated (isolcpus)' in html
+
+
+def test_exclusive_cpus_of_a_pod_not_verified_running_are_not_drawn_as_live():
+    facts = facts_of('xeon8358-2s')
+    for item in facts['kubelet']['cpu_manager']['exclusive']:
+        item['stale'] = None                           # neither cgroups nor pods could tell
+    html = numa_report.render_html([{'name': 'x', 'facts': facts}])
+    doc = parse(html)
+    roles = set(a['data-role'] for t, a in doc.tags if a.get('class') == 'cpu' and a.get('data-container'))
+    assert roles == {'exclusive-unverified'}
+    assert 'not verified running' in html
+    assert [a['data-container'] for t, a in doc.tags if a.get('data-unverified') == 'true'] == \
+        ['telco/dpdk-fwd-0/dpdk', 'data/postgres-0/db']
+
+
+def _refused(name, owner=None, reason='TopologyAffinityError'):
+    meta = {'namespace': 'shop', 'name': name, 'uid': 'u-' + name, 'creationTimestamp': '2026-12-01T10:00:00Z',
+            'labels': {'pod-template-hash': 'h1'} if owner else {}}
+    if owner:
+        meta['ownerReferences'] = [{'kind': 'ReplicaSet', 'name': owner, 'controller': True}]
+    res = {'cpu': '70', 'memory': '8Gi'}
+    return {'metadata': meta, 'spec': {'containers': [{'name': 'app', 'resources': {'requests': res, 'limits': res}}]},
+            'status': {'phase': 'Failed', 'reason': reason, 'qosClass': 'Guaranteed',
+                       'message': 'Pod was rejected: Resources cannot be allocated with Topology locality'}}
+
+
+def test_refusals_in_the_report_and_the_textfile_escaped():
+    from ansible_collections.numaops.colocation.plugins.module_utils import numa
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
+    hostile = '<img src=x onerror=alert(1)>"\\\n'
+    pods = [_refused('web-h1-%d' % i, owner='web-h1') for i in range(3)] + [_refused(hostile)]
+    pods[3]['status']['message'] = 'Pod was rejected: <script>alert(1)</script>'
+    facts = numa.collect(tree('xeon8358-2s'), pods=pods)
+    html = numa_report.render_html([{'name': 'xeon-1', 'facts': facts},
+                                    {'name': 'tx2-1', 'facts': facts_of('thunderx2-2s')},
+                                    {'name': 'bare', 'facts': numa.collect(tree('thunderx2-2s'))}])
+    assert '<img src=x' not in html and '<script>alert' not in html
+    assert '&lt;img src=x onerror=alert(1)&gt;' in html and '&lt;script&gt;alert(1)&lt;/script&gt;' in html
+    doc = parse(html)
+    rows = [a for t, a in doc.tags if a.get('data-field') == 'refusal']
+    assert [(a['data-reason'], a['data-owner-refusals']) for a in rows] == [('TopologyAffinityError', '1')] + \
+        [('TopologyAffinityError', '3')] * 3
+    assert 'ReplicaSet/web-h1 (Deployment/web)' in html
+    counts = dict((a['href'], a['data-count']) for t, a in doc.tags if a.get('data-field') == 'refused')
+    assert counts == {'#refused-2': '4', '#refused-1': '0'}        # bare: not read from the API, shown as -
+    assert 'data-field="refusals-unknown"' in html and 'data-field="refusals-none"' in html
+    assert 'no single NUMA node holds it now' in html
+    lines = numa_textfile.render_textfile(facts).splitlines()
+    assert 'numaops_kubelet_refused_pods{reason="TopologyAffinityError"} 4' in lines
+    assert 'numaops_kubelet_refused_pods{reason="SMTAlignmentError"} 0' in lines
+    assert ('numaops_kubelet_refused_pods_by_owner{namespace="shop",owner_kind="ReplicaSet",owner="web-h1",'
+            'reason="TopologyAffinityError"} 3') in lines
+    assert ('numaops_kubelet_refused_pods_by_owner{namespace="shop",owner_kind="",'
+            'owner="<img src=x onerror=alert(1)>\\"\\\\\\n",reason="TopologyAffinityError"} 1') in lines
+    assert 'numaops_kubelet_refused_pods{' not in numa_textfile.render_textfile(numa.collect(tree('thunderx2-2s')))
+    data = json.loads(doc.script)
+    assert [len(row['refusals'] or []) for row in data['nodes']] == [0, 0, 4]
