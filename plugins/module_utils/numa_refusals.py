@@ -245,4 +245,3 @@ def by_owner(found):
         key = (item['namespace'], item['owner_kind'] or '', item['owner'] or item['pod'], item['reason'])
         counts[key] = counts.get(key, 0) + 1
     return [key + (count,) for key, count in sorted(counts.items())]
-

@@ -222,7 +222,7 @@ ansible_facts:
               C(pod_uid), C(namespace), C(pod), C(container), C(numa_nodes), C(stale) and C(blocks) of C(resource),
               C(bytes), C(numa_nodes)).
             - C(stale) is V(true) when the entry's pod has no cgroup (it no longer runs), V(false) when it has one.
-              When the cgroups could not be read it comes from O(pods): V(true) when the pod is not among them or
+              When the cgroups could not be read it comes from O(pods), V(true) when the pod is not among them or
               has finished (phase C(Succeeded) or C(Failed)); V(null) when O(pods) was not given either.
             - C(found) is V(false) when the node has no kubelet (neither the configuration nor a state file
               exists).
@@ -265,7 +265,7 @@ ansible_facts:
               O(pods) was not given. The kubelet leaves such a pod in phase C(Failed) with C(status.reason)
               C(TopologyAffinityError) (the topology manager), C(SMTAlignmentError) (the CPU manager's
               full-pcpus-only) or C(UnexpectedAdmissionError) (another allocation failure of the CPU, memory or
-              device manager) and C(status.message) C(Pod was rejected: <why>).
+              device manager) and C(status.message) starting with C(Pod was rejected).
             - Each with C(namespace), C(pod), C(uid), C(created), C(reason), C(reason_text), C(message) (without
               the C(Pod was rejected) prefix), C(qos), C(owner_kind) and C(owner) (its controller), C(workload)
               (C(Deployment/<name>) for a ReplicaSet of a Deployment), C(owner_refusals) (refused pods of the same

@@ -45,8 +45,8 @@ NO_KUBELET = 'no kubelet'
 
 def policies(facts):
     if (facts.get('kubelet') or {}).get('found') is False:
-        return dict((key, NO_KUBELET) for key in ('cpu_manager', 'topology_manager', 'memory_manager',
-                                                   'cpu_manager_state', 'memory_manager_state'))
+        keys = ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')
+        return dict((key, NO_KUBELET) for key in keys)
     config = ((facts.get('kubelet') or {}).get('config')) or {}
     cpu = ((facts.get('kubelet') or {}).get('cpu_manager') or {}).get('policy')
     mem = ((facts.get('kubelet') or {}).get('memory_manager') or {}).get('policy')
