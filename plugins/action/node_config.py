@@ -27,7 +27,7 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files impo
 )
 
 # (option of this task, module that does it), in the order a real run applies them: node_prep's concerns
-CONCERNS = tuple((concern.name, concern.module) for concern in node_prep_concerns.REGISTRY)
+CONCERNS = tuple((concern.name, concern.module) for concern in node_prep_concerns.applying())
 # what the result of a concern that was not asked for looks like
 NOT_ASKED = {'changed': False, 'skipped': True}
 

@@ -60,4 +60,6 @@ class ActionModule(LockFirstAction):
             result['read_token'] = keep(files, task_vars.get('inventory_hostname'))
         if wanted is not None and not result.get('failed'):
             result['checks'] = preflight.checks(result, wanted, task_vars.get('inventory_hostname', ''))
+            # what koordlet cannot do on this node: shown as warnings now, and kept in the notes of the report
+            result.setdefault('warnings', []).extend(result['checks']['koordlet']['warnings'])
         return result

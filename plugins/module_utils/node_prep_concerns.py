@@ -19,6 +19,8 @@ Pure functions, standard library only (Python 3.8+).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node
+
 
 def _truthy(value):
     # the same rule as module_utils/preflight.truthy (not imported: node_config's module imports this file too)
@@ -71,12 +73,18 @@ class Concern(object):
       node_prep__run, which overrides the plan's).
     - ``summary_line(report, settings, get)``: the node's summary line.
     - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
+    - ``check_only``: it changes nothing (``module`` None, no files): its plan is the pre-flight's verdict of the
+      same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host)`` returns
+      (errors, notes) once the plan of every concern is known (``changing``: {name: bool}), errors stopping the
+      node before its lock.
     """
 
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
-                 before=None, after=None, verify='', drains=False, reboots=False):
+                 before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None):
         self.name = name
+        self.check_only = check_only
+        self.judge = judge
         self.settings = tuple(settings) + ((service_setting,) if service_setting else ())
         self.title = title
         self.module = module
@@ -283,8 +291,73 @@ KERNEL = Concern(
     verify='/proc/cmdline carries the arguments after the reboot', reboots=True)
 
 
-# In the order a real run applies them (node_config writes them in this order; the first failure stops it).
-REGISTRY = (KUBELET, CONTAINERD, KERNEL)
+# ------------------------------------------------------------------ koordlet: a check, no change
+# (module_utils/koordlet_node.py: what koordlet needs of the node, and the kubelet-restart hazard of cpu.idle)
+def _koordlet_enabled(settings):
+    return True
+
+
+def _koordlet_judge(plan, changing, settings, host):
+    hazard = list(plan.get('hazard') or [])
+    if not hazard:
+        return [], []
+    # the apply stops and starts the kubelet when its configuration changes and the role manages the services
+    restarting = bool(changing.get('kubelet')) and _truthy(settings.get('manage_services'))
+    message = koordlet_node.hazard_message(host, hazard, restarting)
+    return ([message], []) if restarting else ([], ['WARNING: ' + message])
+
+
+def _koordlet_plan_entry(result):
+    return sorted(item['feature'] for item in result.get('features') or [] if not item.get('ok')) or None
+
+
+def _koordlet_plan_labels(plan):
+    return ['koordlet cannot do %s' % ', '.join(plan['koordlet'])] if plan.get('koordlet') else []
+
+
+def _koordlet_report(now, changed, get, settings):
+    return {'features': list(now.get('features') or []), 'hazard': list(now.get('hazard') or [])}
+
+
+def _koordlet_summary_line(report, settings, get):
+    section = report.get('koordlet') or {}
+    if not section.get('features') and not section.get('hazard'):
+        return None
+    line = 'koordlet: ' + (koordlet_node.summary(section) or 'no feature asked')
+    if section.get('hazard'):
+        line += ', cpu.idle=1 on %s (the kubelet cannot start)' % ', '.join(section['hazard'])
+    return line
+
+
+def _koordlet_drift_parts(report):
+    section = report.get('koordlet') or {}
+    return (['koordlet cannot do ' + ', '.join(item['feature'] for item in section.get('features') or []
+                                                if not item.get('ok'))]
+            if any(not item.get('ok') for item in section.get('features') or []) else []) + (
+        ['cpu.idle=1 on ' + ', '.join(section['hazard'])] if section.get('hazard') else [])
+
+
+def _none(report):
+    return []
+
+
+KOORDLET = Concern(
+    name='koordlet', title="koordlet's node features", module=None, enabled_by='node_prep_koordlet_features',
+    enabled=_koordlet_enabled, reads=_nothing, files=lambda settings, plan: [], done=lambda settings, result: '',
+    plan_key='koordlet', plan_entry=_koordlet_plan_entry, plan_labels=_koordlet_plan_labels,
+    report=_koordlet_report, summary_line=_koordlet_summary_line, fleet_parts=_none,
+    drift_parts=_koordlet_drift_parts, verify='the pre-flight reads the files koordlet checks', check_only=True,
+    judge=_koordlet_judge)
+
+
+# In the order a real run applies them (node_config writes them in this order; the first failure stops it); a
+# check-only concern writes nothing.
+REGISTRY = (KUBELET, CONTAINERD, KERNEL, KOORDLET)
+
+
+def applying(concerns=REGISTRY):
+    """The concerns that change the node (node_config's options), in order."""
+    return tuple(concern for concern in concerns if not concern.check_only)
 
 
 def settings_of(concerns=REGISTRY):
@@ -310,7 +383,7 @@ def snapshot_paths(changing, plans, settings, concerns=REGISTRY):
     """Every file the changing concerns edit (in concern order, each once): what the apply backs up first and a
     rollback puts back. ``changing``: {name: bool}; ``plans``: {name: plan result}."""
     paths = []
-    for concern in concerns:
+    for concern in applying(concerns):
         if changing.get(concern.name):
             paths.extend(concern.files(settings, plans.get(concern.name) or {}))
     return _unique(paths)
@@ -319,5 +392,5 @@ def snapshot_paths(changing, plans, settings, concerns=REGISTRY):
 def done_lines(result, changing, settings, concerns=REGISTRY):
     """The apply's lines of what it changed, from node_config's result of the apply."""
     result = result or {}
-    return [concern.done(settings, result.get(concern.name) or {}) for concern in concerns
+    return [concern.done(settings, result.get(concern.name) or {}) for concern in applying(concerns)
             if changing.get(concern.name)]

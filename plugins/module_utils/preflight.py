@@ -14,7 +14,7 @@ import json
 import posixpath
 import re
 
-from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, systemd_unit
 
 _CONTAINERD_VERSION_RE = re.compile(r'\bv?([0-9]+\.[0-9]+(\.[0-9]+)?)')
 
@@ -111,7 +111,7 @@ CHECKS_DEFAULTS = {
     'reserved_system_cpus': None, 'reserved_memory': None, 'k8s_enabled': False, 'node_name': '',
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
     'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
-    'lock_enabled': True,
+    'lock_enabled': True, 'koordlet_features': [], 'koordlet_nri_socket': '/var/run/nri/nri.sock',
 }
 
 # The booleans of what is asked, as checks() returns them typed (``settings``): what the role's tasks read after
@@ -157,12 +157,32 @@ _READS = (
 )
 
 
+def koordlet_asked(asked):
+    """What module_utils/koordlet_node.py is asked, from ``asked`` (CHECKS_DEFAULTS' keys): the features, the
+    cgroup root, /proc and /sys as the role's paths place them (the directory of proc_cmdline_path; sysfs_cpu_dir
+    without /devices/system/cpu), the NRI socket, whether this run enables NRI and whether the kubelet is managed."""
+    asked = dict(CHECKS_DEFAULTS, **(asked or {}))
+    cpu_dir = str(asked['sysfs_cpu_dir'] or '/sys/devices/system/cpu').rstrip('/')
+    suffix = '/devices/system/cpu'
+    return {'features': list(asked['koordlet_features'] or []), 'cgroup_root': asked['cgroup_root'] or '/sys/fs/cgroup',
+            'proc_root': posixpath.dirname(str(asked['proc_cmdline_path'] or '/proc/cmdline')) or '/proc',
+            'sys_root': cpu_dir[:-len(suffix)] if cpu_dir.endswith(suffix) else '/sys',
+            'nri_socket': asked['koordlet_nri_socket'] or koordlet_node.ASKED_DEFAULTS['nri_socket'],
+            'nri_enabled': None if asked['nri_enabled'] is None else truthy(asked['nri_enabled']),
+            'kubelet_enabled': truthy(asked['kubelet_enabled'])}
+
+
 def read_args(args, asked):
     """node_preflight's options ``args`` with what ``asked`` does not want left out: no cgroup v2 or command-line
     read without memory QoS, no kubelet, CPU or memory read without the kubelet concern, no lock without
-    lock_enabled. The role passes every path and its settings; this decides what is read."""
+    lock_enabled; the files koordlet's features asked need, and the kubepods QoS cgroups' cpu.idle with the kubelet
+    concern (probe_files, probe_core_sched). The role passes every path and its settings; this decides what is
+    read."""
     typed = settings(asked)
     args = dict(args)
+    koordlet = koordlet_asked(asked)
+    args['probe_files'] = koordlet_node.probe_paths(koordlet)
+    args['probe_core_sched'] = 'core_sched' in koordlet['features']
     for setting, names, off in _READS:
         for name in names:
             if typed[setting]:
@@ -383,7 +403,17 @@ def checks(node, asked, host):
                      and not _missing(wanted_nodes, online_nodes))):
         errors.append(_nodes_message(host, asked, node, wanted_nodes, online_nodes))
 
+    koordlet_wanted = koordlet_asked(asked)
+    koordlet = koordlet_node.verdict(node.get('probes') or {}, koordlet_wanted, host,
+                                     (node.get('os') or {}).get('kernel') or '', node.get('core_sched_probe'))
+    unknown_features = koordlet_node.unknown_features(koordlet_wanted['features'])
+    if unknown_features:
+        errors.append('node_prep: %s: node_prep_koordlet_features names %s (allowed: %s). Nothing was changed.'
+                      % (host, ', '.join(unknown_features), ', '.join(koordlet_node.FEATURES)))
+    notes.extend(koordlet['warnings'] + koordlet['notes'])
+
     return {
+        'koordlet': koordlet,
         'kernel_args': args,
         'mem_sampling_wanted': sampling,
         'cgroup_v2_memory': v2_memory,

@@ -115,6 +115,20 @@ options:
     description: With O(read_files), also read the kubelet configuration file found (C(config_path) of RV(kubelet)).
     type: bool
     default: false
+  probe_files:
+    description:
+      - Paths whose existence (a path with C(*) is a pattern: whether anything matches it) and, for a regular file,
+        text are returned in RV(probes). With O(checks), the action plugin sets it from what is asked (the files
+        koordlet's features need, and the C(cpu.idle) files of the kubepods QoS cgroups).
+    type: list
+    elements: str
+    default: []
+  probe_core_sched:
+    description:
+      - Ask the kernel whether it does core scheduling (C(prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET)) on this process),
+        as koordlet does on a kernel other than Anolis OS's; the answer is RV(core_sched_probe).
+    type: bool
+    default: false
   output_dirs:
     description:
       - Directories the run writes optional output into later (such as the NUMA textfile of node_prep), by the
@@ -138,7 +152,8 @@ options:
         C(nri_enabled) (V(null): containerd is left alone), C(kubelet_enabled), C(kubelet_config_path),
         C(kubelet_service), C(kubelet_unit_dirs), C(kubelet_env_files), C(kubelet_config_candidates),
         C(reserved_system_cpus), C(reserved_memory), C(k8s_enabled), C(node_name), C(cgroup_root),
-        C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir), C(lock_enabled); C(facts) (the gathered C(distribution),
+        C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir), C(lock_enabled), C(koordlet_features),
+        C(koordlet_nri_socket); C(facts) (the gathered C(distribution),
         C(distribution_version), C(distribution_release) and C(architecture), when there are any; else
         C(/etc/os-release) and C(uname) are used); C(unknown) (sentences naming collection variables nothing reads)
         and C(allow_unknown) (C(colocation_allow_unknown_variables)); C(invalid) (sentences naming role variables
@@ -207,9 +222,19 @@ meminfo:
   returned: always
   type: dict
 os:
-  description: C(release) (the os-release values), C(machine) and C(nodename) (C(uname)).
+  description: C(release) (the os-release values), C(machine), C(nodename) and C(kernel) (the kernel release) (C(uname)).
   returned: always
   type: dict
+probes:
+  description: For each path of O(probe_files), C(exists) and C(text) (a regular file's text, else V(null)).
+  returned: always
+  type: dict
+  sample: {/sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/cpu.idle: {exists: true, text: "0\n"}}
+core_sched_probe:
+  description: With O(probe_core_sched), C(supported) and C(error) (why the kernel refused, else V('')).
+  returned: when O(probe_core_sched) is true
+  type: dict
+  sample: {supported: false, error: 'EINVAL: Invalid argument'}
 checks:
   description:
     - The pre-flight verdict, with O(checks) - C(errors) (one message per check that fails, each naming the host,
@@ -218,7 +243,8 @@ checks:
       memory-sampling flags when they apply), C(mem_sampling_wanted), C(cgroup_v2_memory) (V(null) when memory QoS
       is off), C(cgroup_v2_args), C(cgroup_v2_after_reboot) (cgroup v2 comes with this run's reboot),
       C(containerd_version) (given or read; V('') when containerd is left alone), C(kubelet_config) (the file
-      found) and C(settings) (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
+      found), C(koordlet) (per koordlet feature asked, whether koordlet can do it here, and the QoS-class
+      cgroups with C(cpu.idle) at 1) and C(settings) (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
       C(k8s_enabled), C(manage_services), C(reboot_allowed) as V(true) or V(false), C(nri_enabled) also V(null)).
   returned: when O(checks) is given and the read succeeded
   type: dict
@@ -256,12 +282,16 @@ lock:
   sample: {outcome: acquired, holder: {run_id: 20261201T101500Z-4711, controller: ctl-1, pid: 4242}, locked_by_other: false}
 '''
 
+import ctypes
+import ctypes.util
+import errno
+import glob
 import os
 import posixpath
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.numaops.colocation.plugins.module_utils import nodefile, nodelock, preflight
+from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node, nodefile, nodelock, preflight
 
 ARGUMENT_SPEC = dict(
     root=dict(type='str', default=''),
@@ -284,6 +314,8 @@ ARGUMENT_SPEC = dict(
     lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
     # read for the plan that follows; the action plugin keeps them and removes them from the result
     read_files=dict(type='list', elements='path', default=[]),
+    probe_files=dict(type='list', elements='str', default=[]),
+    probe_core_sched=dict(type='bool', default=False),
     read_kubelet_config=dict(type='bool', default=False),
     output_dirs=dict(type='dict', default={}),
     # judged on the controller by the action plugin, which removes it before the module runs
@@ -318,6 +350,42 @@ def list_dirs(directories):
         except (IOError, OSError):
             listing[directory] = []
     return listing
+
+
+def probe(path):
+    """{exists, text}: whether ``path`` exists (a pattern with ``*``: whether anything matches), and a regular
+    file's text (bounded; None when it is not one or cannot be read)."""
+    if '*' in path:
+        return {'exists': bool(glob.glob(path)), 'text': None}
+    if not os.path.exists(path):
+        return {'exists': False, 'text': None}
+    text = None
+    if os.path.isfile(path):
+        try:
+            with open(path, 'rb') as handle:
+                text = handle.read(koordlet_node.MAX_PROBE_BYTES).decode('utf-8', 'replace')
+        except (IOError, OSError):
+            text = None
+    return {'exists': True, 'text': text}
+
+
+# linux/prctl.h
+PR_SCHED_CORE = 62
+PR_SCHED_CORE_GET = 0
+
+
+def core_sched_probe():
+    """prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0 (this thread), PIDTYPE_PID, &cookie): {supported, error}."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True)
+        cookie = ctypes.c_ulonglong(0)
+        ret = libc.prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0, ctypes.byref(cookie))
+    except (OSError, AttributeError) as exc:
+        return {'supported': False, 'error': 'prctl cannot be called: %s' % exc}
+    if ret == 0:
+        return {'supported': True, 'error': ''}
+    code = ctypes.get_errno()
+    return {'supported': False, 'error': '%s: %s' % (errno.errorcode.get(code, code), os.strerror(code))}
 
 
 def output_dir(path):
@@ -427,6 +495,8 @@ def main():
     kubelet = kubelet_facts(module, params) if params['kubelet'] else {}
     # for the plan that follows (the action plugin keeps them on the controller): node_files' read, last
     extra = dict(online, **({'lock': lock} if lock is not None else {}))
+    if params['probe_core_sched']:
+        extra['core_sched_probe'] = core_sched_probe()
     # a lock of another run found by state=query fails the task (unless it is stale): its files are not read then
     held = bool(lock) and lock.get('outcome') == 'held' and not module.check_mode
     paths = [] if held else list(params['read_files'])
@@ -447,7 +517,8 @@ def main():
         containerd=containerd,
         kubelet=kubelet,
         meminfo=read_entry(params['proc_meminfo_path']),
-        os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1]},
+        os={'release': preflight.os_release(release), 'machine': uname[4], 'nodename': uname[1], 'kernel': uname[2]},
+        probes=dict((path, probe(path)) for path in params['probe_files']),
         output_dirs=dict((name, {'path': path, 'error': output_dir(path)})
                          for name, path in sorted(params['output_dirs'].items())),
         **extra

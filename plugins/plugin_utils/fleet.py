@@ -271,7 +271,9 @@ def node_summary(host, report, variables, concerns=REGISTRY):
         lock_line = 'lock: HELD BY ANOTHER RUN: ' + (lock['msg'] or json.dumps(lock['holder']))
     else:
         lock_line = 'lock: ' + lock['outcome']
-    return (['%s: %s' % (host, state)] + [concern.summary_line(report, settings, get) for concern in concerns]
+    lines = [concern.summary_line(report, settings, get) for concern in concerns]
+    # a check-only concern with nothing to say (koordlet with no feature asked and no hazard) has no line
+    return (['%s: %s' % (host, state)] + [line for line in lines if line is not None]
             + [restarts, 'notes: ' + (' '.join(report['notes']) or 'none'), lock_line])
 
 

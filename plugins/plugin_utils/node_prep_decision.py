@@ -38,7 +38,7 @@ def applied(result, plan, run, concerns=node_prep_concerns.REGISTRY):
     result = result or {}
     changing = dict((c.name, truthy(plan.get(c.name + '_changing'))) for c in concerns)
     run = dict(run or {})
-    for concern in concerns:
+    for concern in node_prep_concerns.applying(concerns):
         run['apply_' + concern.name] = (result.get(concern.name) or {}) if changing[concern.name] else {}
     run['done'] = list(run.get('done') or []) + node_prep_concerns.done_lines(
         result, changing, plan.get('settings') or {}, concerns)
@@ -68,10 +68,11 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     if unknown or missing:
         raise ValueError('node_prep decision: settings %s unknown, %s missing' % (unknown, missing))
     result = result or {}
-    plans = dict((c.name, result.get(c.name) or {}) for c in concerns)
-    changing = dict((c.name, truthy(plans[c.name].get('changed'))) for c in concerns)
-    kubelet = plans.get('kubelet') or {}
     checks = node.get('checks') or {}
+    # a check-only concern's plan is the pre-flight's verdict of its name; it never changes the node
+    plans = dict((c.name, (checks.get(c.name) if c.check_only else result.get(c.name)) or {}) for c in concerns)
+    changing = dict((c.name, not c.check_only and truthy(plans[c.name].get('changed'))) for c in concerns)
+    kubelet = plans.get('kubelet') or {}
 
     # the apply will reboot: a concern that reboots (the kernel command line) asks for it
     reboot_required = any(c.reboots and truthy(plans[c.name].get('reboot_required')) for c in concerns)
@@ -100,6 +101,12 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
 
     removed = list(kubelet.get('reservations_removed') or [])
     notes = list(checks.get('notes') or [])
+    judged_errors = []
+    for concern in concerns:
+        if concern.judge is not None:
+            errors, more = concern.judge(plans[concern.name], changing, settings, host)
+            judged_errors.extend(errors)
+            notes.extend(more)
     if fit_notes:
         notes.append(' '.join(fit_notes))
     if removed:
@@ -143,7 +150,7 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         # playbooks/node_prep.yml: the nodes that go through its batches (a real run with work to do)
         'in_batches': applying,
         'plan_errors': (['node_prep: %s (after merging with %s)' % (' '.join(fit_errors), checks.get('kubelet_config'))]
-                        if fit_errors else []),
+                        if fit_errors else []) + judged_errors,
         'notes': notes,
         # the role options the report names (fleet.node_report): playbooks/node_prep.yml builds the report of a
         # node with nothing to change from its hostvars, which carry no role defaults
@@ -163,9 +170,13 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     plan = {'work': work, 'reboot': reboot_required, 'removed': removed}
     for concern in concerns:
         # plan_<name> and <name>_changing: the plan of each concern and whether it changes the node
-        decision['plan_' + concern.name] = result[concern.name] if concern.name in result else {'changed': False}
+        decision['plan_' + concern.name] = (plans[concern.name] if concern.check_only
+                                            else result[concern.name] if concern.name in result else {'changed': False})
         decision[concern.name + '_changing'] = changing[concern.name]
-        plan[concern.plan_key] = concern.plan_entry(plans[concern.name])
+        entry = concern.plan_entry(plans[concern.name])
+        if entry is not None or not concern.check_only:
+            # a check-only concern with nothing to say is not in the host's plan
+            plan[concern.plan_key] = entry
     # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
     decision['plan'] = plan
     return decision

@@ -159,7 +159,13 @@ def parse_value(name, option, value):
     else:
         parsed = value
     choices = option.get('choices')
-    if choices and parsed not in choices:
+    if choices and kind == 'list':
+        # a list's choices are those of its elements
+        for index, item in enumerate(parsed):
+            if item not in choices:
+                raise Invalid('has an element %d (%s) that is not one of %s' % (
+                    index, _show(item), ', '.join(str(c) for c in choices)))
+    elif choices and parsed not in choices:
         raise Invalid('is not one of %s' % ', '.join(str(c) for c in choices))
     return parsed
 

@@ -41,10 +41,13 @@ PLAN = {'changed': True, 'read_token': '',
 
 
 def test_the_registry_in_the_order_node_config_applies_it():
-    assert nc.names() == ['kubelet', 'containerd', 'kernel']
+    assert nc.names() == ['kubelet', 'containerd', 'kernel', 'koordlet']
     assert [c.module for c in nc.REGISTRY] == ['numaops.colocation.kubelet_config', 'numaops.colocation.containerd_nri',
-                                               'numaops.colocation.kernel_cmdline']
-    kubelet, containerd, kernel = nc.REGISTRY
+                                               'numaops.colocation.kernel_cmdline', None]
+    # koordlet's concern is a check: no module, no file, never in node_config's options
+    assert nc.names(nc.applying()) == ['kubelet', 'containerd', 'kernel']
+    kubelet, containerd, kernel, koordlet = nc.REGISTRY
+    assert koordlet.check_only and koordlet.files({}, {}) == [] and koordlet.reads({}) == []
     assert (kubelet.before, kubelet.after, kubelet.drains, kubelet.reboots) == ('stop', 'start', True, False)
     assert (containerd.before, containerd.after, containerd.drains) == (None, 'restart', False)
     assert (kernel.after, kernel.reboots, kernel.service_setting) == ('reboot', True, None)

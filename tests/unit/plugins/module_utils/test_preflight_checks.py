@@ -68,6 +68,7 @@ def test_a_node_that_fits():
         'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [], 'errors': [],
         'settings': {'kubelet_enabled': True, 'memory_qos_enabled': False, 'lock_enabled': True, 'k8s_enabled': True,
                      'manage_services': True, 'reboot_allowed': False, 'nri_enabled': True},
+        'koordlet': {'features': [], 'hazard': [], 'warnings': [], 'notes': []},
     }
 
 
@@ -78,9 +79,14 @@ def test_the_settings_asked_come_back_typed_and_decide_what_is_read():
     args = {'lock': {'path': '/l', 'state': 'query'}, 'root': '', 'cgroup_root': '/sys/fs/cgroup',
             'proc_cmdline_path': '/proc/cmdline', 'kubelet': 'yes', 'read_kubelet_config': True,
             'sysfs_cpu_dir': '/c', 'sysfs_node_dir': '/n', 'proc_meminfo_path': '/m'}
-    assert preflight.read_args(args, dict(ASKED, memory_qos_enabled=True)) == dict(args, kubelet=True)
+    # the kubepods QoS cgroups' cpu.idle (both drivers) with the kubelet concern; nothing of koordlet without it
+    idle = ['/sys/fs/cgroup/%s/cpu.idle' % rel for rel in (
+        'kubepods.slice', 'kubepods.slice/kubepods-besteffort.slice', 'kubepods.slice/kubepods-burstable.slice',
+        'kubepods/besteffort', 'kubepods/burstable', 'kubepods')]
+    assert preflight.read_args(args, dict(ASKED, memory_qos_enabled=True)) == dict(
+        args, kubelet=True, probe_files=idle, probe_core_sched=False)
     assert preflight.read_args(args, dict(ASKED, kubelet_enabled=False, lock_enabled=False)) == {
-        'root': '', 'kubelet': False, 'read_kubelet_config': False}
+        'root': '', 'kubelet': False, 'read_kubelet_config': False, 'probe_files': [], 'probe_core_sched': False}
 
 
 def test_defaults_fill_missing_keys_and_unknown_keys_are_refused():

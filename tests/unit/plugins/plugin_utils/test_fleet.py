@@ -195,6 +195,7 @@ def test_report_of_a_node_with_nothing_to_change():
                     'state_files_removed': [], 'reservations_removed': []},
         'containerd': {'config_path': '/etc/containerd/config.toml', 'changed': False, 'nri': {'disable': False}},
         'kernel': {'args': [], 'mem_sampling': False, 'changed': False, 'reboot_required': False, 'rebooted': False},
+        'koordlet': {'features': [], 'hazard': []},
         'memory_qos': {'cgroup_v2_memory': True, 'after_reboot': False},
         'drained': False, 'restarts_skipped': [], 'backup_dir': '', 'notes': [],
         'lock': {'outcome': 'not_taken', 'held_by_other': False, 'holder': {}, 'msg': ''}}
