@@ -165,10 +165,12 @@ def fleet_plan(plans, concerns=REGISTRY):
     lines = ['node_prep plan: %d node(s): %d to change, %d already as wanted, %d failed the pre-flight'
              % (len(hosts), len(work), len(same), len(failed))]
     groups = {}
-    for host in work:
+    for host in sorted(work + same):
         for concern in concerns:
-            for label in concern.plan_labels(plans[host]):
-                groups.setdefault(label, []).append(host)
+            # a check-only concern (koordlet) speaks of every host that passed, with work or not
+            if host in work or concern.check_only:
+                for label in concern.plan_labels(plans[host]):
+                    groups.setdefault(label, []).append(host)
     for label in sorted(groups):
         members = groups[label]
         lines.append('%d node(s) %s: %s' % (len(members), label, _hosts(members)))

@@ -1,0 +1,250 @@
+# Copyright (c) 2026 numaops.colocation contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What koordlet needs of a node (module_utils/koordlet_node.py): one vector per rule, each naming the Koordinator
+file and function it follows (koordinator-sh/koordinator), and the kubelet-restart hazard of cpu.idle through the
+pre-flight, the decision and the report."""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node as kn
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns as nc
+from ansible_collections.numaops.colocation.plugins.module_utils import preflight
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision as nd
+
+HOST = 'node-1'
+CG = '/sys/fs/cgroup'
+SYSTEMD = CG + '/kubepods.slice'
+CGROUPFS = CG + '/kubepods'
+BESTEFFORT = SYSTEMD + '/kubepods-besteffort.slice/cpu.idle'
+CPUINFO_INTEL = 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu sse cat_l3 cdp_l3 mba rdt_a\n'
+CPUINFO_AMD = 'processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu cat_l3 mba\n'
+CPUINFO_NO_MBA = 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu cat_l3\n'
+
+
+def files(**texts):
+    """Probes: {path: text} (None: exists, not a regular file)."""
+    return dict((path, {'exists': True, 'text': text}) for path, text in texts.items())
+
+
+def probes(*pairs):
+    return dict((path, {'exists': True, 'text': text}) for path, text in pairs)
+
+
+def verdict(feature, found, nri_enabled=None, core_probe=None, kernel='6.1.0-28-amd64'):
+    result = kn.verdict(found, {'features': [feature], 'nri_enabled': nri_enabled}, HOST, kernel, core_probe)
+    assert [item['feature'] for item in result['features']] == [feature]
+    return result['features'][0], result
+
+
+# ------------------------------------------------------------------------------------------- one vector per rule
+# (feature, probes, core_probe, nri_enabled, ok, words of why/fix/note, the Koordinator source it follows)
+VECTORS = [
+    # pkg/koordlet/util/system/cgroup_resource.go, MemoryMinV2: no support check; written in the kubepods cgroups
+    ('memory_qos', probes((SYSTEMD + '/memory.min', '0\n')), None, None, True, SYSTEMD + '/memory.min exists',
+     'cgroup_resource.go MemoryMinV2'),
+    ('memory_qos', probes((CGROUPFS + '/memory.min', '0\n')), None, None, True, CGROUPFS + '/memory.min exists',
+     'cgroup_resource.go MemoryMinV2 (cgroupfs driver: pkg/koordlet/util/system/cgroup_driver.go)'),
+    ('memory_qos', {}, None, None, False, 'boot with cgroup v2 and the memory controller',
+     'cgroup_resource.go MemoryMinV2'),
+    # cgroup_resource.go, CPUIdleV2 ... WithCheckSupported(SupportedIfFileExistsInKubepods); resource.go
+    ('cpu_idle', probes((SYSTEMD + '/cpu.idle', '0\n')), None, None, True, 'cpu.idle exists',
+     'cgroup_resource.go CPUIdleV2; resource.go SupportedIfFileExistsInKubepods'),
+    ('cpu_idle', probes((CG + '/cpu.idle', '0\n')), None, None, False, 'upstream Linux has it since 5.15',
+     'resource.go SupportedIfFileExistsInKubepods: the kubepods cgroup, not the root'),
+    # cgroup_resource.go, CPUAcctCPUPressureV2 ... SupportedIfFileExistsInKubepods
+    ('psi', probes((SYSTEMD + '/cpu.pressure', 'some avg10=0.00\n')), None, None, True, 'cpu.pressure exists',
+     'cgroup_resource.go CPUAcctCPUPressureV2'),
+    ('psi', probes(('/proc/cmdline', 'BOOT_IMAGE=/vmlinuz psi=0 quiet\n')), None, None, False,
+     'remove psi=0 from the kernel command line', 'cgroup_resource.go CPUAcctCPUPressureV2'),
+    ('psi', probes(('/proc/cmdline', 'BOOT_IMAGE=/vmlinuz quiet\n')), None, None, False,
+     'add psi=1 to the kernel command line', 'cgroup_resource.go CPUAcctCPUPressureV2'),
+    # pkg/koordlet/runtimehooks/hooks/groupidentity/bvt.go, SystemSupported: the bvt file in the Guaranteed (kubepods)
+    # cgroup, or the sysctl (system_file.go, IsGroupIdentitySysctlSupported)
+    ('group_identity', probes((SYSTEMD + '/cpu.bvt_warp_ns', '0\n')), None, None, True, 'cpu.bvt_warp_ns exists',
+     'bvt.go SystemSupported'),
+    ('group_identity', probes(('/proc/sys/kernel/sched_group_identity_enabled', '1\n')), None, None, True,
+     'sched_group_identity_enabled exists', 'bvt.go SystemSupported; system_file.go IsGroupIdentitySysctlSupported'),
+    ('group_identity', probes(('/proc/sys/kernel/sched_group_identity_enabled', '0\n'),
+                              ('/proc/sys/kernel/sched_core', '1\n')), None, None, True,
+     'koordlet sets it to 1 when a class enables group identity, and sets /proc/sys/kernel/sched_core to 0 first',
+     'bvt.go initSysctl / tryDisableCoreSched'),
+    ('group_identity', {}, None, None, False, 'a feature of Anolis OS kernels', 'bvt.go SystemSupported'),
+    # pkg/koordlet/util/system/core_sched.go, IsCoreSchedSupported; version.go isAnolisOS
+    ('core_sched', probes((CG + '/cpu.bvt_warp_ns', '0\n'), ('/proc/sys/kernel/sched_core', '0\n')), None, None, True,
+     'sched_core exists (Anolis OS kernel)', 'core_sched.go IsCoreSchedSupported (sysctl); version.go isAnolisOS'),
+    ('core_sched', dict(probes(('/sys/kernel/debug/sched_features', 'GENTLE_FAIR_SLEEPERS NO_CORE_SCHED\n')),
+                        **{CG + '/*/memory.wmark_ratio': {'exists': True, 'text': None}}), None, None, True,
+     'lists NO_CORE_SCHED (Anolis OS kernel)', 'core_sched.go IsCoreSchedSupported (sched_features); version.go '
+     'isSupportBvtOrWmarRatio (memory.wmark_ratio)'),
+    ('core_sched', probes((CG + '/cpu.bvt_warp_ns', '0\n')), None, None, False,
+     'Anolis OS kernel without /proc/sys/kernel/sched_core', 'core_sched.go IsCoreSchedSupported'),
+    ('core_sched', {}, {'supported': True, 'error': ''}, None, True, 'prctl(PR_SCHED_CORE_GET) answers',
+     'core_sched_linux.go ProbeCoreSchedIfEnabled'),
+    ('core_sched', {}, {'supported': False, 'error': 'EINVAL: Invalid argument'}, None, False,
+     'upstream Linux has it since 5.14, built with CONFIG_SCHED_CORE', 'core_sched.go: "only 5.14 and later"'),
+    # pkg/koordlet/util/system/resctrl.go, IsSupportResctrl / isCPUSupportResctrl: cat_l3 and mba, both
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/proc/cmdline', 'quiet rdt=l3cat,mba\n'),
+                       ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n')), None, None, True,
+     'the CPU flags cat_l3 and mba are there', 'resctrl.go isCPUSupportResctrl'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL)), None, None, True,
+     'resctrl is not mounted; koordlet mounts it itself', 'resctrl.go CheckAndTryEnableResctrlCat'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n')), None, None,
+     True, 'no rdt=l3cat,mba (koordlet only logs it', 'resctrl.go isKernelSupportResctrl / isResctrlAvailableByKernelCmd'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_NO_MBA)), None, None, False, 'lack mba',
+     'resctrl.go isResctrlAvailableByCpuInfo'),
+    ('resctrl', {}, None, None, False, '/proc/cpuinfo cannot be read', 'resctrl.go isCPUSupportResctrl (error)'),
+    # pkg/koordlet/runtimehooks/nri/option.go, Validate; config.go RuntimeHooksNRISocketPath; system/config.go
+    ('nri', probes(('/var/run/nri/nri.sock', None)), None, None, True, '/var/run/nri/nri.sock exists',
+     'nri/option.go Validate'),
+    ('nri', {}, None, True, True, 'this run enables NRI in containerd', 'nri/option.go Validate, after this run'),
+    ('nri', {}, None, False, False, 'run koordlet with --runtime-hooks-nri=false', 'runtimehooks/config.go'),
+]
+
+
+@pytest.mark.parametrize('feature, found, core_probe, nri_enabled, ok, words, source', VECTORS,
+                         ids=['%s-%d' % (v[0], i) for i, v in enumerate(VECTORS)])
+def test_each_feature_as_koordlet_decides_it(feature, found, core_probe, nri_enabled, ok, words, source):
+    item, result = verdict(feature, found, nri_enabled, core_probe)
+    assert item['ok'] is ok, source
+    assert words in ' '.join((item['why'], item['fix'], item['note'])), source
+    if ok:
+        assert result['warnings'] == []
+    else:
+        # one warning per "no", naming host, feature, why and what to change
+        assert result['warnings'] == ['%s: koordlet cannot do %s: %s. %s.' % (
+            HOST, kn.TITLES[feature], item['why'], item['fix'][0].upper() + item['fix'][1:])]
+
+
+def test_resctrl_on_amd_needs_no_kernel_argument():
+    # resctrl.go, isKernelSupportResctrl: AMD CPUs skip the command-line check
+    item, _result = verdict('resctrl', probes(('/proc/cpuinfo', CPUINFO_AMD),
+                                              ('/sys/fs/resctrl/info/L3/cbm_mask', 'ff\n')))
+    assert item['ok'] and item['note'] == ''
+
+
+def test_group_identity_and_core_scheduling_exclude_each_other():
+    # bvt.go, initSysctl: "core scheduling is strictly excluded with the group identity's bvt=-1"
+    result = kn.verdict(probes((SYSTEMD + '/cpu.bvt_warp_ns', '0\n')), {'features': ['group_identity', 'core_sched']},
+                        HOST, '', {'supported': True, 'error': ''})
+    assert result['warnings'] == ['node-1: group identity and core scheduling exclude each other: koordlet switches '
+                                  'core scheduling off to enable group identity. Choose one CPU policy in the NodeSLO.']
+
+
+def test_the_probed_paths_follow_what_is_asked():
+    idle = sorted(CG + '/' + rel + '/cpu.idle' for driver in kn.QOS_DIRS for rel in kn.QOS_DIRS[driver])
+    assert kn.probe_paths({}) == idle
+    assert kn.probe_paths({'kubelet_enabled': False}) == []
+    assert kn.probe_paths({'kubelet_enabled': False, 'features': ['nri'], 'nri_socket': '/run/x.sock'}) == ['/run/x.sock']
+    assert kn.probe_paths({'kubelet_enabled': False, 'features': ['resctrl'], 'proc_root': '/t/proc',
+                           'sys_root': '/t/sys'}) == ['/t/proc/cmdline', '/t/proc/cpuinfo',
+                                                      '/t/sys/fs/resctrl/info/L3/cbm_mask']
+    assert kn.unknown_features(['psi', 'rdt', 'cpu-idle']) == ['cpu-idle', 'rdt']
+
+
+def test_the_roles_paths_place_proc_and_sys():
+    asked = preflight.koordlet_asked({'proc_cmdline_path': '/t/proc/cmdline', 'sysfs_cpu_dir': '/t/sys/devices/system/cpu',
+                                      'cgroup_root': '/t/sys/fs/cgroup', 'koordlet_features': ['psi'],
+                                      'nri_enabled': 'true', 'kubelet_enabled': 'no'})
+    assert asked == {'features': ['psi'], 'cgroup_root': '/t/sys/fs/cgroup', 'proc_root': '/t/proc',
+                     'sys_root': '/t/sys', 'nri_socket': '/var/run/nri/nri.sock', 'nri_enabled': True,
+                     'kubelet_enabled': False}
+
+
+# ------------------------------------------------------------------------------------------- the hazard
+@pytest.mark.parametrize('path', [BESTEFFORT, SYSTEMD + '/kubepods-burstable.slice/cpu.idle', SYSTEMD + '/cpu.idle',
+                                  CGROUPFS + '/besteffort/cpu.idle'])
+def test_cpu_idle_at_1_on_a_cgroup_the_kubelet_writes_is_the_hazard(path):
+    # pkg/koordlet/runtimehooks/hooks/coresched/core_sched.go, SetKubeQOSCPUIdle (KubeQOSLevel reconciler); rule.go
+    # newParam: IsCPUIdle = coreSched policy and schedIdle == 1
+    assert kn.hazard(probes((path, '1\n')), {}) == [path]
+    assert kn.hazard(probes((path, '0\n')), {}) == []
+    assert kn.hazard(probes((path, '1\n')), {'kubelet_enabled': False}) == []
+
+
+def test_a_pod_cgroup_with_cpu_idle_is_no_hazard():
+    # the kubelet never writes the CPU weight of a pod's cgroup at its start
+    assert kn.hazard(probes((SYSTEMD + '/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/cpu.idle', '1\n')),
+                     {}) == []
+
+
+def test_the_hazard_messages_name_host_file_and_what_to_do():
+    error = kn.hazard_message(HOST, [BESTEFFORT], True)
+    assert error.startswith('node_prep: node-1: /sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/cpu.idle has '
+                            'cpu.idle set to 1')
+    assert 'and this run restarts the kubelet. Set schedIdle to 0 for the class in the NodeSLO' in error
+    assert error.endswith('or leave the kubelet alone with node_prep_kubelet_enabled=false. Nothing was changed.')
+    warning = kn.hazard_message(HOST, [BESTEFFORT], False)
+    assert 'the next kubelet restart will fail' in warning and 'Nothing was changed' not in warning
+
+
+# ------------------------------------------------------------------------------------------- through node_prep
+SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled': True, 'kubelet_service': 'kubelet',
+            'containerd_service': 'containerd', 'drain': True, 'k8s_enabled': True, 'lock_enabled': True,
+            'lock_path': '/l', 'reservations': 'merge', 'node_name': 'node-1', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
+            'proc_meminfo_path': '/proc/meminfo', 'containerd_config_path': '/etc/containerd/config.toml',
+            'backup_dir': '/b', 'kubelet_state_dir': '/var/lib/kubelet',
+            'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
+            'grub_defaults_path': '/etc/default/grub', 'nri_enabled': None, 'backup': True, 'k8s_validate_certs': True}
+
+
+def _node(found, features=()):
+    node = {'online_cpus': {'ids': list(range(4))}, 'meminfo': {'text': 'MemTotal: 8000000 kB\n'},
+            'lock': {'outcome': 'absent'}, 'probes': found, 'os': {'kernel': '6.1.0'},
+            'kubelet': {'config_path': '/var/lib/kubelet/config.yaml', 'exists': True}}
+    node['checks'] = preflight.checks(node, {'koordlet_features': list(features), 'nri_enabled': None}, HOST)
+    return node
+
+
+def _plan(kubelet_changes):
+    return {'kubelet': {'changed': kubelet_changes, 'config': {}, 'previous': {},
+                        'changed_fields': ['cpuManagerPolicy'] if kubelet_changes else []},
+            'containerd': {'changed': False, 'skipped': True}, 'kernel': {'changed': False, 'skipped': True}}
+
+
+def test_a_run_that_restarts_the_kubelet_over_cpu_idle_stops_before_its_lock():
+    d = nd.decide(_plan(True), _node(probes((BESTEFFORT, '1\n'))), SETTINGS, False, HOST, 's', 1)
+    assert d['plan_errors'] == [kn.hazard_message(HOST, [BESTEFFORT], True)]
+    assert d['plan_koordlet']['hazard'] == [BESTEFFORT] and not d['koordlet_changing']
+
+
+@pytest.mark.parametrize('kubelet_changes, manage', [(False, True), (True, False)])
+def test_a_run_that_does_not_restart_the_kubelet_warns(kubelet_changes, manage):
+    d = nd.decide(_plan(kubelet_changes), _node(probes((BESTEFFORT, '1\n'))), dict(SETTINGS, manage_services=manage),
+                  False, HOST, 's', 1)
+    assert d['plan_errors'] == []
+    assert d['notes'][-1] == 'WARNING: ' + kn.hazard_message(HOST, [BESTEFFORT], False)
+
+
+def test_the_report_the_summary_the_fleet_plan_and_the_audit_name_koordlet():
+    node = _node(probes((SYSTEMD + '/memory.min', '0\n'), (BESTEFFORT, '1\n')), ['memory_qos', 'cpu_idle'])
+    assert node['checks']['notes'][-1].startswith('node-1: koordlet cannot do cpu.idle')
+    d = nd.decide(_plan(False), node, SETTINGS, True, HOST, 's', 1)
+    assert d['plan']['koordlet'] == ['cpu_idle']
+    assert fleet.fleet_plan({HOST: d['plan']})[1:] == ['1 node(s) koordlet cannot do cpu_idle: node-1']
+    variables = {'node_prep__plan': d, 'node_prep__run': {}}
+    report = fleet.node_report(variables)
+    assert report['koordlet']['hazard'] == [BESTEFFORT]
+    assert [item['ok'] for item in report['koordlet']['features']] == [True, False]
+    lines = fleet.node_summary(HOST, report, variables)
+    assert ('koordlet: memory_qos ok, cpu_idle NO, cpu.idle=1 on %s (the kubelet cannot start)' % BESTEFFORT) in lines
+    audit = fleet.audit_summary({HOST: {'node_prep': report}}, {}, [HOST])
+    assert any('koordlet cannot do cpu_idle' in line and 'cpu.idle=1 on ' + BESTEFFORT in line
+               for line in audit['lines']), audit
+
+
+def test_a_node_without_koordlet_has_no_koordlet_line():
+    d = nd.decide(_plan(False), _node({}), SETTINGS, True, HOST, 's', 1)
+    assert 'koordlet' not in d['plan']
+    variables = {'node_prep__plan': d, 'node_prep__run': {}}
+    report = fleet.node_report(variables)
+    assert not any(line.startswith('koordlet') for line in fleet.node_summary(HOST, report, variables))
+    assert nc.KOORDLET.drift_parts(report) == []
+
+
+def test_unknown_features_are_refused_by_the_pre_flight():
+    checks = preflight.checks({'kubelet': {'config_path': '/k', 'exists': True}},
+                              {'koordlet_features': ['psi', 'rdt'], 'nri_enabled': None}, HOST)
+    assert checks['errors'] == ['node_prep: node-1: node_prep_koordlet_features names rdt (allowed: memory_qos, '
+                                'cpu_idle, core_sched, group_identity, psi, resctrl, nri). Nothing was changed.']
