@@ -34,7 +34,7 @@ import os
 import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups, pod_classes
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 
@@ -401,8 +401,10 @@ def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_i
         return None
     placement = numa_cgroups.read_placement(tree.path(CGROUP_DIR), CGROUP_DIR, driver, kubelet_root, cpu_node,
                                             pods, tree.unknown, node_ids)
+    by_uid = pod_classes.pods_by_uid(pods, MIRROR_POD_ANNOTATION)
     for item in (placement or {}).get('containers') or []:
         item['namespace'], item['pod'] = index.get(item['pod_uid'], (None, None))
+        item.update(pod_classes.classes(by_uid.get(item['pod_uid']), item.get('qos')))
     return placement
 
 

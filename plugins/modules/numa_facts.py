@@ -253,7 +253,10 @@ ansible_facts:
                   C(qos) (V(Guaranteed), V(Burstable) or V(BestEffort)), C(cgroup) (its path), C(cpus) and
                   C(cpu_count) (C(cpuset.cpus.effective)), C(cpu_numa_nodes), C(mems) (C(cpuset.mems.effective)),
                   C(memory_known), C(exclusive) (its CPUs are the CPU manager's exclusive ones; V(null) without a
-                  container name).
+                  container name), C(koordinator_class) (Koordinator's QoS class of its pod - the
+                  C(koordinator.sh/qosClass) label, else V(LSR), V(LS) or V(BE) from the Kubernetes QoS class),
+                  C(koordinator_class_from_label) and C(volcano_qos_level) (the pod's C(volcano.sh/qos-level)
+                  annotation); all three V(null) when O(pods) does not have the pod.
                 - C(numa), one entry per NUMA node holding its CPUs or memory, with C(numa_node), C(cpus),
                   C(cpu_count), C(anon_bytes), C(file_bytes) (page cache) and C(kernel_bytes) (kernel stack,
                   page tables, slab) of C(memory.numa_stat).

@@ -97,7 +97,7 @@ def drift_state(facts, wanted_drift=None):
 CONTAINER_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'cpus', 'cpu_count', 'numa_nodes', 'stale')
 MEMORY_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'numa_nodes', 'blocks', 'stale')
 PLACEMENT_KEYS = ('namespace', 'pod', 'container', 'pod_uid', 'container_id', 'qos', 'cgroup', 'cpus', 'cpu_count',
-                  'mems', 'exclusive', 'numa')
+                  'mems', 'exclusive', 'numa', 'koordinator_class', 'koordinator_class_from_label', 'volcano_qos_level')
 
 
 def _pick(item, keys):
@@ -385,6 +385,22 @@ def placement_label(item):
     return '%s/%s' % (pod, item.get('container') or '[%s]' % (item.get('container_id') or '?')[:12])
 
 
+def qos_cell(item):
+    """The QoS of a container's pod, escaped: its Kubernetes QoS class, then Koordinator's class (``koord LS``,
+    ``koord LS*`` when it comes from the Kubernetes class rather than the koordinator.sh/qosClass label) and
+    Volcano's qos-level (``volcano BE``) when the pod has one."""
+    parts = [_esc(item.get('qos'))]
+    if item.get('koordinator_class'):
+        parts.append('<span class="koord" title="%s">koord %s%s</span>' % (
+            'koordinator.sh/qosClass label' if item.get('koordinator_class_from_label')
+            else 'no koordinator.sh/qosClass label: the class Koordinator gives this Kubernetes QoS class',
+            _esc(item['koordinator_class']), '' if item.get('koordinator_class_from_label') else '*'))
+    if item.get('volcano_qos_level'):
+        parts.append('<span class="volcano" title="volcano.sh/qos-level annotation">volcano %s</span>'
+                     % _esc(item['volcano_qos_level']))
+    return ' &middot; '.join(parts)
+
+
 def _placement_table(row):
     """Every container where the kernel placed it: its cgroup's CPUs and memory per NUMA node."""
     if row['placement'] is None:
@@ -395,7 +411,8 @@ def _placement_table(row):
     out = ['<details class="placement"%s><summary><b>Containers where the kernel placed them</b>: %d (%s) '
            '<span class="small">(cgroup cpuset.cpus.effective, cpuset.mems.effective, memory.numa_stat; memory per '
            'NUMA node as anon+kernel / page cache; [id]: a container the pods\' statuses do not name, such as the '
-           'pod sandbox)</span></summary>'
+           'pod sandbox; QoS: Kubernetes, then Koordinator\'s class - * without a koordinator.sh/qosClass label - and '
+           'Volcano\'s qos-level)</span></summary>'
            % (' open' if len(row['placement']) <= 40 else '', len(row['placement']), ', '.join('%d %s' % (n, qos) for qos, n in counts.items())),
            '<table class="placement"><tr><th>Container</th><th>QoS</th><th>CPUs</th><th>Memory nodes</th>'
            '<th>Per NUMA node: CPUs, memory</th></tr>']
@@ -405,10 +422,12 @@ def _placement_table(row):
                                        _size(None if n['anon_bytes'] is None else n['anon_bytes'] + n['kernel_bytes']),
                                        _size(n['file_bytes'])) for n in item.get('numa') or [])
         label = placement_label(item)
-        out.append('<tr data-field="placement" data-container="%s" data-qos="%s" data-cpus="%s" data-exclusive="%s">'
+        out.append('<tr data-field="placement" data-container="%s" data-qos="%s" data-cpus="%s" data-exclusive="%s"'
+                   ' data-koordinator-class="%s" data-volcano-qos-level="%s">'
                    '<td>%s</td><td>%s</td><td>%s%s</td><td>%s</td><td>%s</td></tr>'
                    % (_esc(label), _esc(item.get('qos')), _esc(item.get('cpus')), _esc(item.get('exclusive')),
-                      _esc(label), _esc(item.get('qos')),
+                      _esc(item.get('koordinator_class') or ''), _esc(item.get('volcano_qos_level') or ''),
+                      _esc(label), qos_cell(item),
                       _esc(item.get('cpus') if item.get('cpus') is not None else 'unknown'),
                       ' (exclusive)' if item.get('exclusive') else '', _esc(item.get('mems') or 'unknown'),
                       _esc(per_node or 'unknown')))

@@ -58,7 +58,9 @@ def _placement_series(placement, series):
     for item in (placement or {}).get('containers') or []:
         ident = [('namespace', item.get('namespace') or ''), ('pod', item.get('pod') or ''),
                  ('container', item.get('container') or ''), ('pod_uid', item.get('pod_uid') or ''),
-                 ('container_id', item.get('container_id') or ''), ('qos', item.get('qos') or '')]
+                 ('container_id', item.get('container_id') or ''), ('qos', item.get('qos') or ''),
+                 ('koordinator_class', item.get('koordinator_class') or ''),
+                 ('volcano_qos_level', item.get('volcano_qos_level') or '')]
         for entry in item.get('numa') or []:
             numa = [('numa_node', entry['numa_node'])]
             if item.get('cpus') is not None:

@@ -85,6 +85,11 @@ def test_chromium_dom_matches_the_facts(report, tmp_path):
     # every container where the kernel placed it (xeon-1 and its 200 copies), the stale entry of tx2-1 marked
     nginx = [e for e in dom.elements if e.get('data-field') == 'placement' and e['data-container'] == 'web/nginx-7d9c/nginx']
     assert len(nginx) == 201 and nginx[0]['data-cpus'] == '0,8-64,72-127' and nginx[0]['data-qos'] == 'Burstable'
+    # Koordinator's class (its koordinator.sh/qosClass label) and Volcano's qos-level beside the Kubernetes class
+    assert (nginx[0]['data-koordinator-class'], nginx[0]['data-volcano-qos-level']) == ('LS', 'LS')
+    koord = [e['_text'].split('\u00b7')[0].strip() for e in dom.elements if e.get('class') == 'koord']
+    # labelled (nginx: its container and its sandbox) and not (postgres: Guaranteed, so LSR; * says no label)
+    assert koord.count('koord LS') == 2 * 201 and 'koord LSR*' in koord
     assert [e['data-cpus'] for e in dom.elements if e.get('data-stale') == 'true'] == ['30-33']
     # the JSON Chromium parsed out of the page is the report's data
     script = next(e for e in dom.elements if e.get('id') == 'numa-data')

@@ -35,17 +35,18 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils import koordinator, memqos as mq
 from ansible_collections.numaops.colocation.plugins.module_utils.colocation import go_fold
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours.kubelet import pod_memory_request
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 
-LABEL_QOS = 'koordinator.sh/qosClass'
+# the classes and a pod's class: module_utils/koordinator.py (one place for the flavour and the NUMA view)
+LABEL_QOS = koordinator.LABEL_QOS
+CLASSES = koordinator.CLASSES
+KUBE_QOS_CLASS = koordinator.KUBE_QOS_CLASS
+pod_class = koordinator.pod_class
 ANNOTATION_MEMORY_QOS = 'koordinator.sh/memoryQOS'
 BATCH_MEMORY = 'kubernetes.io/batch-memory'
-CLASSES = ('SYSTEM', 'LSE', 'LSR', 'LS', 'BE')
-# apis/extension/qos_utils.go, GetPodQoSClassWithKubeQoS: the class of a pod without (a known) label.
-KUBE_QOS_CLASS = {'Guaranteed': 'LSR', 'Burstable': 'LS', 'BestEffort': 'BE'}
 # pkg/koordlet/qosmanager/helpers/property.go, GetPodResourceQoSByQoSClass: the strategy each class reads.
 STRATEGY_FIELD = {'SYSTEM': 'systemClass', 'LSE': 'lsrClass', 'LSR': 'lsrClass', 'LS': 'lsClass', 'BE': 'beClass'}
 # pkg/koordlet/statesinformer/impl/states_nodeslo.go, mergeNoneMemoryQOSIfDisabled: enable=false zeroes these only.
@@ -125,18 +126,6 @@ def strategy_percents(node_slo):
             values = dict((key, 0) for key in PERCENTS)
         result[name] = values
     return result
-
-
-def pod_class(pod):
-    """``(class, from_label)``: apis/extension/qos_utils.go, GetPodQoSClassWithDefault and GetPodQoSClassRaw.
-
-    The label's value when it is one of :data:`CLASSES` (apis/extension/qos.go, GetPodQoSClassByName: anything
-    else is no class), else the class of the pod's Kubernetes QoS class (GetPodQoSClassWithKubeQoS)."""
-    labels = ((pod or {}).get('metadata') or {}).get('labels') or {}
-    value = labels.get(LABEL_QOS)
-    if value in CLASSES:
-        return value, True
-    return KUBE_QOS_CLASS.get(((pod or {}).get('status') or {}).get('qosClass')), False
 
 
 def annotation_percents(pod, percents):

@@ -92,15 +92,20 @@ def build(dest, name, spec):
     write(root, 'pods.json', json.dumps(spec['pods'], indent=1, sort_keys=True) + '\n')
 
 
-def pod(namespace, name, uid, containers, mirror=None, ids=None):
-    """An API pod object; ``ids`` {container name: 64-hex ID} gives its status.containerStatuses."""
+def pod(namespace, name, uid, containers, mirror=None, ids=None, labels=None, annotations=None, qos=None):
+    """An API pod object; ``ids`` {container name: 64-hex ID} gives its status.containerStatuses, ``qos`` its
+    status.qosClass; ``labels`` and ``annotations`` its own."""
     meta = {'namespace': namespace, 'name': name, 'uid': uid}
-    if mirror:
-        meta['annotations'] = {'kubernetes.io/config.mirror': mirror}
+    if mirror or annotations:
+        meta['annotations'] = dict(annotations or {}, **({'kubernetes.io/config.mirror': mirror} if mirror else {}))
+    if labels:
+        meta['labels'] = dict(labels)
     obj = {'metadata': meta, 'spec': {'containers': [{'name': c} for c in containers]}}
     if ids:
         obj['status'] = {'containerStatuses': [{'name': c, 'containerID': 'containerd://' + ids[c]}
                                                for c in containers]}
+    if qos:
+        obj.setdefault('status', {})['qosClass'] = qos
     return obj
 
 
@@ -230,8 +235,11 @@ def xeon_8358():
         'cpu_state': json.dumps(cpu_state, separators=(',', ':')),
         'memory_state': json.dumps(memory_state, separators=(',', ':')),
         'pods': [pod('telco', 'dpdk-fwd-0', UID_A, ['dpdk'], ids={'dpdk': cid('dpdk')}),
-                 pod('data', 'postgres-0', UID_B, ['db'], ids={'db': cid('db')}),
-                 pod('web', 'nginx-7d9c', UID_WEB, ['nginx'], ids={'nginx': cid('nginx')}),
+                 # no koordinator.sh/qosClass label: Koordinator's class of a Guaranteed pod (LSR)
+                 pod('data', 'postgres-0', UID_B, ['db'], ids={'db': cid('db')}, qos='Guaranteed'),
+                 # Koordinator's label and Volcano's annotation
+                 pod('web', 'nginx-7d9c', UID_WEB, ['nginx'], ids={'nginx': cid('nginx')}, qos='Burstable',
+                     labels={'koordinator.sh/qosClass': 'LS'}, annotations={'volcano.sh/qos-level': 'LS'}),
                  pod('batch', 'logger-0', UID_LOG, ['log'], ids={'log': cid('log')})],
         # systemd driver (kubelet cgroupDriver: systemd), containerd; every pod with its sandbox (pause)
         'cgroups': {'driver': 'systemd', 'pods': [

@@ -147,7 +147,7 @@ def test_textfile_cpu_info_and_every_container():
     assert 'numaops_numa_cpu_info{cpu="65",core="1",socket="0",numa_node="0"} 1' in info
     assert 'numaops_numa_cpu_info{cpu="127",core="31",socket="1",numa_node="1"} 1' in info
     nginx = ('namespace="web",pod="nginx-7d9c",container="nginx",pod_uid="3f2a9c1d-7b4e-4d8a-a6c5-0e1f2a3b4c05",'
-             'container_id="%s",qos="Burstable"' % cid('nginx'))
+             'container_id="%s",qos="Burstable",koordinator_class="LS",volcano_qos_level="LS"' % cid('nginx'))
     assert 'numaops_container_numa_cpus{%s,numa_node="1"} 64' % nginx in lines
     assert 'numaops_container_numa_memory_used_bytes{%s,numa_node="1",type="file"} %d' % (nginx, 500 * MIB) in lines
     assert 'numaops_kubelet_stale_checkpoint_entries 0' in lines
@@ -170,6 +170,14 @@ def test_html_every_container_where_the_kernel_placed_it():
     assert (placed['web/nginx-7d9c/nginx']['data-qos'], placed['web/nginx-7d9c/nginx']['data-cpus']) == \
         ('Burstable', '0,8-64,72-127')
     assert placed['batch/logger-0/log']['data-qos'] == 'BestEffort'
+    # Koordinator's class beside the Kubernetes one (module_utils/koordinator.py), Volcano's qos-level where present
+    assert (placed['web/nginx-7d9c/nginx']['data-koordinator-class'],
+            placed['web/nginx-7d9c/nginx']['data-volcano-qos-level']) == ('LS', 'LS')
+    assert (placed['data/postgres-0/db']['data-koordinator-class'],
+            placed['data/postgres-0/db']['data-volcano-qos-level']) == ('LSR', '')
+    assert 'Guaranteed &middot; <span class="koord" title="no koordinator.sh/qosClass label' in html
+    assert 'Burstable &middot; <span class="koord" title="koordinator.sh/qosClass label">koord LS</span> &middot; ' \
+        '<span class="volcano" title="volcano.sh/qos-level annotation">volcano LS</span>' in html
     assert placed['telco/dpdk-fwd-0/dpdk']['data-exclusive'] == 'True'
     assert 'pod 5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d06/[%s]' % cid('log')[:12] in placed   # a pod not given: its UID
     assert 'data/postgres-0/[%s]' % cid('pause-b')[:12] in placed                        # the sandbox: its ID
