@@ -127,3 +127,24 @@ def test_an_undecodable_or_oversize_unit_file_fails_naming_it(tree, capsys, cont
     dropin.write_bytes(content)
     res = run_module(node_preflight, capsys, **_args(tree))
     assert res['failed'] and str(dropin) in res['msg'] and expected in res['msg']
+
+
+def test_probes_the_files_koordlet_checks(tree, capsys):
+    cg = tree / 'sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice'
+    cg.mkdir(parents=True)
+    (cg / 'cpu.idle').write_text('1\n')
+    (tree / 'sys/fs/cgroup/kubepods.slice/memory.wmark_ratio').write_text('0\n')
+    socket_dir = tree / 'var/run/nri'
+    socket_dir.mkdir(parents=True)
+    (socket_dir / 'nri.sock').mkdir()   # not a regular file: exists, no text
+    paths = [str(cg / 'cpu.idle'), str(tree / 'sys/fs/cgroup/kubepods.slice/cpu.idle'), str(socket_dir / 'nri.sock'),
+             str(tree / 'sys/fs/cgroup') + '/*/memory.wmark_ratio', str(tree / 'sys/fs/cgroup') + '/*/nothing']
+    res = run_module(node_preflight, capsys, **_args(tree, probe_files=paths, probe_core_sched=True))
+    assert res['probes'] == {paths[0]: {'exists': True, 'text': '1\n'}, paths[1]: {'exists': False, 'text': None},
+                             paths[2]: {'exists': True, 'text': None}, paths[3]: {'exists': True, 'text': None},
+                             paths[4]: {'exists': False, 'text': None}}
+    # the kernel's answer, whatever this machine's kernel is: a boolean and, when refused, why
+    probe = res['core_sched_probe']
+    assert probe['supported'] in (True, False) and (probe['supported'] or probe['error'])
+    assert res['os']['kernel'] == os.uname()[2]
+    assert 'core_sched_probe' not in run_module(node_preflight, capsys, **_args(tree))
