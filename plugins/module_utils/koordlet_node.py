@@ -300,6 +300,26 @@ def hazard(probes, asked):
     return [path for path in _paths(asked)['hazard'] if (_text(probes, path) or '').strip() == '1']
 
 
+def _classes_of(path):
+    """The NodeSLO classes whose schedIdle sets cpu.idle on the cgroup of ``path`` (pkg/koordlet/runtimehooks/
+    hooks/coresched/rule.go, parseRuleForNodeSLO: BestEffort beClass, Burstable lsClass, Guaranteed lsrClass when
+    it enables core scheduling, else lsClass)."""
+    parent = path.rsplit('/', 2)[-2]
+    if parent in ('kubepods-besteffort.slice', 'besteffort'):
+        return ['beClass']
+    if parent in ('kubepods-burstable.slice', 'burstable'):
+        return ['lsClass']
+    return ['lsrClass', 'lsClass']
+
+
+def _unique(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
 def hazard_message(host, paths, restarting):
     """The message for ``paths`` (cpu.idle files at 1): an error when this run restarts the kubelet
     (``restarting``), else a warning for the next restart."""
@@ -308,9 +328,10 @@ def hazard_message(host, paths, restarting):
             'schedIdle: 1 under the coreSched CPU policy). The kubelet writes the CPU weight of these cgroups when it '
             'starts, the kernel refuses a weight on an idle cgroup, and the kubelet fails to start ("failed to '
             'initialize top level QOS containers")' % files)
-    fix = ('Set schedIdle to 0 for the class in the NodeSLO (resourceQOSStrategy.beClass.cpuQOS.schedIdle, through '
-           'koord-manager\'s slo-controller-config), wait for koordlet to write 0, or write 0 to the file yourself '
-           'once koordlet no longer sets it')
+    fields = ', '.join(_unique(['resourceQOSStrategy.%s.cpuQOS.schedIdle' % klass
+                                for path in paths for klass in _classes_of(path)]))
+    fix = ('Set schedIdle to 0 for the class in the NodeSLO (%s, through koord-manager\'s slo-controller-config), '
+           'wait for koordlet to write 0, or write 0 to the file yourself once koordlet no longer sets it' % fields)
     if restarting:
         return ('node_prep: %s: %s, and this run restarts the kubelet. %s, then run again; or leave the kubelet alone '
                 'with node_prep_kubelet_enabled=false. Nothing was changed.' % (host, what, fix))
@@ -346,8 +367,7 @@ def verdict(probes, asked, host, kernel='', core_probe=None):
             features.append(_resctrl(probes, paths, kernel))
         else:
             features.append(_nri(probes, paths, asked))
-    warnings = ['%s: koordlet cannot do %s: %s. %s.' % (host, item['title'], item['why'], item['fix'][0].upper()
-                                                         + item['fix'][1:])
+    warnings = ['%s: koordlet cannot do %s: %s. %s.' % (host, item['title'], item['why'], _capital(item['fix']))
                 for item in features if not item['ok']]
     if 'group_identity' in (asked['features'] or []) and 'core_sched' in (asked['features'] or []):
         # bvt.go, initSysctl: group identity switches core scheduling off (sched_core=0) before it starts
@@ -355,6 +375,10 @@ def verdict(probes, asked, host, kernel='', core_probe=None):
                         'scheduling off to enable group identity. Choose one CPU policy in the NodeSLO.' % host)
     notes = ['%s: %s: %s.' % (host, item['title'], item['note']) for item in features if item['ok'] and item['note']]
     return {'features': features, 'hazard': hazard(probes, asked), 'warnings': warnings, 'notes': notes}
+
+
+def _capital(text):
+    return text[:1].upper() + text[1:]
 
 
 def summary(result):

@@ -331,10 +331,9 @@ def _koordlet_summary_line(report, settings, get):
 
 def _koordlet_drift_parts(report):
     section = report.get('koordlet') or {}
-    return (['koordlet cannot do ' + ', '.join(item['feature'] for item in section.get('features') or []
-                                                if not item.get('ok'))]
-            if any(not item.get('ok') for item in section.get('features') or []) else []) + (
-        ['cpu.idle=1 on ' + ', '.join(section['hazard'])] if section.get('hazard') else [])
+    cannot = [item['feature'] for item in section.get('features') or [] if not item.get('ok')]
+    return ((['koordlet cannot do ' + ', '.join(cannot)] if cannot else [])
+            + (['cpu.idle=1 on ' + ', '.join(section['hazard'])] if section.get('hazard') else []))
 
 
 def _none(report):

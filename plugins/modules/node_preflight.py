@@ -117,7 +117,7 @@ options:
     default: false
   probe_files:
     description:
-      - Paths whose existence (a path with C(*) is a pattern: whether anything matches it) and, for a regular file,
+      - Paths whose existence (a path with C(*) is a pattern, true when anything matches it) and, for a regular file,
         text are returned in RV(probes). With O(checks), the action plugin sets it from what is asked (the files
         koordlet's features need, and the C(cpu.idle) files of the kubepods QoS cgroups).
     type: list

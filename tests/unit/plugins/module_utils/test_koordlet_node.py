@@ -173,7 +173,12 @@ def test_the_hazard_messages_name_host_file_and_what_to_do():
     error = kn.hazard_message(HOST, [BESTEFFORT], True)
     assert error.startswith('node_prep: node-1: /sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/cpu.idle has '
                             'cpu.idle set to 1')
-    assert 'and this run restarts the kubelet. Set schedIdle to 0 for the class in the NodeSLO' in error
+    assert ('and this run restarts the kubelet. Set schedIdle to 0 for the class in the NodeSLO '
+            '(resourceQOSStrategy.beClass.cpuQOS.schedIdle, ' in error)
+    # rule.go, parseRuleForNodeSLO: Burstable follows lsClass, Guaranteed (kubepods) lsrClass or lsClass
+    both = kn.hazard_message(HOST, [SYSTEMD + '/cpu.idle', SYSTEMD + '/kubepods-burstable.slice/cpu.idle'], True)
+    assert ('(resourceQOSStrategy.lsrClass.cpuQOS.schedIdle, resourceQOSStrategy.lsClass.cpuQOS.schedIdle, '
+            'through') in both
     assert error.endswith('or leave the kubelet alone with node_prep_kubelet_enabled=false. Nothing was changed.')
     warning = kn.hazard_message(HOST, [BESTEFFORT], False)
     assert 'the next kubelet restart will fail' in warning and 'Nothing was changed' not in warning
