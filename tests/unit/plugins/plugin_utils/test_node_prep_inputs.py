@@ -66,6 +66,11 @@ def test_a_bare_string_is_not_a_list_of_kernel_arguments():
     ({'node_prep_nri_mode': 'sideways'}, "node_prep_nri_mode='sideways' is not one of inline, dropin"),
     ({'node_prep_kubelet_version': 1.3}, 'node_prep_kubelet_version=1.3 is not a string (a decimal number: quote it)'),
     ({'node_prep_system_reserved': 'cpu=1'}, "node_prep_system_reserved='cpu=1' is not a dictionary (a string)"),
+    # a list's choices are its elements'
+    ({'node_prep_koordlet_features': ['psi', 'rdt']},
+     "node_prep_koordlet_features=['psi', 'rdt'] has an element 1 ('rdt') that is not one of memory_qos, cpu_idle, "
+     "core_sched, group_identity, psi, resctrl, nri"),
+    ({'node_prep_koordlet_features': 'psi'}, "node_prep_koordlet_features='psi' is not a list (a string)"),
 ])
 def test_numbers_ranges_choices_strings_and_dictionaries(given, fragment):
     errors = _errors(**given)
