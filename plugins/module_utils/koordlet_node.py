@@ -194,7 +194,8 @@ def _cpu_idle(probes, paths, kernel):
     if found:
         return _feature('cpu_idle', True, '%s exists' % found)
     return _feature('cpu_idle', False, 'no cpu.idle in the kubepods cgroup (%s)' % ' or '.join(paths['cpu_idle']),
-                    'move to a kernel with cgroup v2 cpu.idle (%s), or set schedIdle to 0 in the NodeSLO'
+                    'cpu.idle comes with the cpu controller of cgroup v2 (listed in the cgroup.subtree_control above '
+                    'the kubepods cgroup) on a kernel that has it (%s); or set schedIdle to 0 in the NodeSLO'
                     % _kernel(kernel, 'cpu_idle'))
 
 
