@@ -321,9 +321,9 @@ def _unique(items):
     return seen
 
 
-def hazard_message(host, paths, restarting):
+def hazard_message(host, paths, restarting, checking=False):
     """The message for ``paths`` (cpu.idle files at 1): an error when this run restarts the kubelet
-    (``restarting``), else a warning for the next restart."""
+    (``restarting``; ``checking``: a check-mode run, whose real run would), else a warning for the next restart."""
     files = ', '.join(paths)
     what = ('%s has cpu.idle set to 1 (koordlet sets it on the QoS-class cgroups when the NodeSLO gives a class '
             'schedIdle: 1 under the coreSched CPU policy). The kubelet writes the CPU weight of these cgroups when it '
@@ -334,8 +334,9 @@ def hazard_message(host, paths, restarting):
     fix = ('Set schedIdle to 0 for the class in the NodeSLO (%s, through koord-manager\'s slo-controller-config), '
            'wait for koordlet to write 0, or write 0 to the file yourself once koordlet no longer sets it' % fields)
     if restarting:
-        return ('node_prep: %s: %s, and this run restarts the kubelet. %s, then run again; or leave the kubelet alone '
-                'with node_prep_kubelet_enabled=false. Nothing was changed.' % (host, what, fix))
+        return ('node_prep: %s: %s, and %s restarts the kubelet. %s, then run again; or leave the kubelet alone '
+                'with node_prep_kubelet_enabled=false. Nothing was changed.'
+                % (host, what, 'a real run of this play' if checking else 'this run', fix))
     return ('%s: %s: the next kubelet restart will fail. %s.' % (host, what, fix))
 
 

@@ -74,9 +74,9 @@ class Concern(object):
     - ``summary_line(report, settings, get)``: the node's summary line.
     - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
     - ``check_only``: it changes nothing (``module`` None, no files): its plan is the pre-flight's verdict of the
-      same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host)`` returns
-      (errors, notes) once the plan of every concern is known (``changing``: {name: bool}), errors stopping the
-      node before its lock.
+      same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host, checking)``
+      returns (errors, notes) once the plan of every concern is known (``changing``: {name: bool}; ``checking``: a
+      check-mode run), errors stopping the node before its lock.
     """
 
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
@@ -297,13 +297,13 @@ def _koordlet_enabled(settings):
     return True
 
 
-def _koordlet_judge(plan, changing, settings, host):
+def _koordlet_judge(plan, changing, settings, host, checking):
     hazard = list(plan.get('hazard') or [])
     if not hazard:
         return [], []
     # the apply stops and starts the kubelet when its configuration changes and the role manages the services
     restarting = bool(changing.get('kubelet')) and _truthy(settings.get('manage_services'))
-    message = koordlet_node.hazard_message(host, hazard, restarting)
+    message = koordlet_node.hazard_message(host, hazard, restarting, checking)
     return ([message], []) if restarting else ([], ['WARNING: ' + message])
 
 

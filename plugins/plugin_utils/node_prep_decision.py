@@ -104,7 +104,7 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     judged_errors = []
     for concern in concerns:
         if concern.judge is not None:
-            errors, more = concern.judge(plans[concern.name], changing, settings, host)
+            errors, more = concern.judge(plans[concern.name], changing, settings, host, bool(checking))
             judged_errors.extend(errors)
             notes.extend(more)
     if fit_notes:

@@ -212,6 +212,10 @@ def test_a_run_that_restarts_the_kubelet_over_cpu_idle_stops_before_its_lock():
     d = nd.decide(_plan(True), _node(probes((BESTEFFORT, '1\n'))), SETTINGS, False, HOST, 's', 1)
     assert d['plan_errors'] == [kn.hazard_message(HOST, [BESTEFFORT], True)]
     assert d['plan_koordlet']['hazard'] == [BESTEFFORT] and not d['koordlet_changing']
+    # check mode (the audit) stops the same way, saying what a real run would do
+    checked = nd.decide(_plan(True), _node(probes((BESTEFFORT, '1\n'))), SETTINGS, True, HOST, 's', 1)
+    assert checked['plan_errors'] == [kn.hazard_message(HOST, [BESTEFFORT], True, True)]
+    assert ', and a real run of this play restarts the kubelet.' in checked['plan_errors'][0]
 
 
 @pytest.mark.parametrize('kubelet_changes, manage', [(False, True), (True, False)])
