@@ -9,8 +9,13 @@ then reads the node, in one task; a read that fails after the lock was taken rel
 in the same task: the role needs no task of its own for it; what is asked also decides what is read
 (module_utils/preflight.read_args). With ``read_files``, what was read is kept on the
 controller for the plan that follows (node_config ``reuse_read``) and only its token is returned; the reads that a run
-which was killed left on this controller are removed first (plugin_utils/kept_reads.py)."""
+which was killed left on this controller are removed first (plugin_utils/kept_reads.py). With ``plan`` (node_config's
+options of each concern) and ``checks``, that plan runs in the same task once the checks passed: node_config in check
+mode over every concern the checks enable, from this task's read (no call to the node of its own), its result as
+``plan``; the task reports changed (and shows the plan's diff) only in check mode, where the plan is all that runs."""
 from __future__ import annotations
+
+import copy
 
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail
@@ -19,6 +24,26 @@ from ansible_collections.numaops.colocation.plugins.module_utils import prefligh
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
+
+
+PLANNER = 'numaops.colocation.node_config'
+
+
+def plan_args(plan, checks):
+    """node_config's options for the plan from ``plan`` (the role's options of each concern) and the pre-flight's
+    verdict ``checks``: only the concerns the checks enable (the kubelet concern, containerd NRI unless it is left
+    alone, the kernel command line when there are arguments to manage), each completed with what the pre-flight
+    settled (the kubelet file found, the containerd version, the kernel arguments)."""
+    typed = checks.get('settings') or {}
+    asked = {}
+    if typed.get('kubelet_enabled') and plan.get('kubelet') is not None:
+        asked['kubelet'] = dict(plan['kubelet'], path=checks.get('kubelet_config'))
+    if typed.get('nri_enabled') is not None and plan.get('containerd') is not None:
+        asked['containerd'] = dict(plan['containerd'], state='enabled' if typed['nri_enabled'] else 'disabled',
+                                   containerd_version=checks.get('containerd_version') or None)
+    if checks.get('kernel_args') and plan.get('kernel') is not None:
+        asked['kernel'] = dict(plan['kernel'], args=list(checks['kernel_args']))
+    return asked
 
 
 class ActionModule(LockFirstAction):
@@ -35,6 +60,12 @@ class ActionModule(LockFirstAction):
         if wanted is not None and not isinstance(wanted, dict):
             raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
                                     'not %r. Nothing was read.' % (wanted,))
+        plan = args.pop('plan', None)
+        if plan is not None and (wanted is None or not isinstance(plan, dict) or set(plan) - {'kubelet', 'containerd', 'kernel'}
+                                 or any(v is not None and not isinstance(v, dict) for v in plan.values())):
+            raise AnsibleActionFail('node_preflight: plan must be a dictionary of kubelet, containerd and kernel (the '
+                                    'options of numaops.colocation.node_config for each concern, each a dictionary '
+                                    'or null), given with checks, not %r. Nothing was read.' % (plan,))
         problem = preflight.unknown_checks_keys(wanted)
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
@@ -62,4 +93,46 @@ class ActionModule(LockFirstAction):
             result['checks'] = preflight.checks(result, wanted, task_vars.get('inventory_hostname', ''))
             # what koordlet cannot do on this node: shown as warnings now, and kept in the notes of the report
             result.setdefault('warnings', []).extend(result['checks']['koordlet']['warnings'])
+            if plan is not None and not result['checks']['errors']:
+                self._plan(plan_args(plan, result['checks']), result, task_vars)
         return result
+
+    def _plan(self, asked, result, task_vars):
+        """node_config in check mode over ``asked``, from this task's read; its result as ``plan``. A real run keeps
+        the plan's read for the apply (``read_token`` of the plan); a check-mode run reports the plan's changes."""
+        checking = bool(self._play_context.check_mode)
+        # the options the plan runs with: the apply writes with the same (node_prep_decision apply_args)
+        result['plan_args'] = asked
+        if not asked:
+            result['plan'] = {'changed': False, 'skipped': True}
+            return
+        args = dict(asked)
+        if result.get('read_token'):
+            args['reuse_read'] = result['read_token']
+        if not checking:
+            args['keep_read'] = True
+        task = self._task.copy()
+        task.args = args
+        task.action = PLANNER
+        task._resolved_action = PLANNER
+        play_context = copy.copy(self._play_context)
+        play_context.check_mode = True
+        play_context.diff = bool(self._play_context.diff) and checking
+        action = self._shared_loader_obj.action_loader.get(
+            PLANNER, task=task, connection=self._connection, play_context=play_context, loader=self._loader,
+            templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+        planned = dict(action.run(task_vars=task_vars))
+        for key in ('warnings', 'deprecations'):
+            if planned.get(key):
+                result.setdefault(key, []).extend(planned[key])
+            planned.pop(key, None)
+        diff = planned.pop('diff', None)
+        result['plan'] = planned
+        if planned.get('failed'):
+            result['failed'] = True
+            result['msg'] = planned.get('msg') or 'the plan (numaops.colocation.node_config in check mode) failed'
+            return
+        # the plan changes nothing: changed (with its diff) only in check mode, where a real run's apply does not run
+        result['changed'] = bool(planned.get('changed')) and checking
+        if diff and result['changed']:
+            result['diff'] = diff

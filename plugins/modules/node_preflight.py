@@ -160,6 +160,17 @@ options:
         whose type or value the role's argument specification refuses, each one an error)."
       - An unknown key fails the task, naming it.
     type: dict
+  plan:
+    description:
+      - With O(checks), the plan that follows the checks, in the same task - C(kubelet), C(containerd) and
+        C(kernel), each the options of that concern of M(numaops.colocation.node_config) (or V(null)). When every
+        check passed, the action plugin runs M(numaops.colocation.node_config) in check mode over the concerns the
+        checks enable, from the read of O(read_files) (no call to the node of its own), each completed with what
+        the checks settled - the kubelet file found as C(path), the containerd version and NRI's C(state), the
+        kernel arguments as C(args) - and returns its result as RV(plan); the module on the node never sees it.
+      - The task reports a change, and shows the plan's diff, only in check mode; a real run's plan keeps its read
+        on the controller for the apply (C(read_token) of RV(plan)).
+    type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
 seealso:
@@ -258,6 +269,19 @@ checks:
     cgroup_v2_after_reboot: false
     containerd_version: 1.7.24
     kubelet_config: /var/lib/kubelet/config.yaml
+plan:
+  description: The result of M(numaops.colocation.node_config) in check mode (its C(kubelet), C(containerd),
+    C(kernel), C(changed), C(msg) and, in a real run with a change, C(read_token)); V({changed: false, skipped: true})
+    when no concern is enabled.
+  returned: when O(plan) is given and every check passed
+  type: dict
+  sample: {changed: true, kubelet: {changed: true, changed_fields: [cpuManagerPolicy]}, containerd: {changed: false}}
+plan_args:
+  description: The options of each concern the plan ran with (as O(plan), completed from RV(checks); a concern the
+    checks do not enable left out).
+  returned: when O(plan) is given and every check passed
+  type: dict
+  sample: {kubelet: {path: /var/lib/kubelet/config.yaml, cpu_manager_policy: static}}
 read_token:
   description: What names the read of O(read_files) for O(numaops.colocation.node_config#module:reuse_read) (kept on
     the controller in ansible-playbook's local temporary directory, mode 0600, until it is used or the run ends).
@@ -320,6 +344,8 @@ ARGUMENT_SPEC = dict(
     output_dirs=dict(type='dict', default={}),
     # judged on the controller by the action plugin, which removes it before the module runs
     checks=dict(type='dict'),
+    # the plan after the checks, run by the action plugin, which removes it before the module runs
+    plan=dict(type='dict'),
 )
 
 

@@ -14,7 +14,7 @@ from ansible_collections.numaops.colocation.tests.system import test_node_prep_f
 
 NODE = fleet.NODE
 top = fleet.top_fixture  # noqa: F811  (the same fixture)
-PLAN = 'Kubelet resource managers, containerd NRI, kernel command line | plan (check mode)'
+PLAN = 'Pre-flight and plan | Read and check the node, plan the kubelet configuration'
 APPLY = 'Kubelet resource managers, containerd NRI, kernel command line | apply'
 
 
