@@ -16,12 +16,14 @@ mode over every concern the checks enable, from this task's read (no call to the
 from __future__ import annotations
 
 import copy
+import datetime
+import random
 
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import preflight
-from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
 
@@ -66,6 +68,12 @@ class ActionModule(LockFirstAction):
             raise AnsibleActionFail('node_preflight: plan must be a dictionary of kubelet, containerd and kernel (the '
                                     'options of numaops.colocation.node_config for each concern, each a dictionary '
                                     'or null), given with checks, not %r. Nothing was read.' % (plan,))
+        decide = args.pop('decide', None)
+        if decide is not None and (plan is None or not isinstance(decide, dict) or set(decide) - {'settings', 'checking'}
+                                   or not isinstance(decide.get('settings'), dict)):
+            raise AnsibleActionFail('node_preflight: decide must be a dictionary of settings (the role settings the '
+                                    'decision takes) and checking (a check-mode run), given with plan, not %r. '
+                                    'Nothing was read.' % (decide,))
         problem = preflight.unknown_checks_keys(wanted)
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
@@ -95,7 +103,24 @@ class ActionModule(LockFirstAction):
             result.setdefault('warnings', []).extend(result['checks']['koordlet']['warnings'])
             if plan is not None and not result['checks']['errors']:
                 self._plan(plan_args(plan, result['checks']), result, task_vars)
+                if decide is not None and not result.get('failed'):
+                    self._decide(decide, result, task_vars)
         return result
+
+    def _decide(self, decide, result, task_vars):
+        """The decision after the plan (plugin_utils/node_prep_decision.py) as ``decision``: this run's time stamp
+        and a random number for the lock's run id are taken here."""
+        settings = dict(decide['settings'])
+        node_name = task_vars.get('node_prep_node_name')
+        if node_name is not None:
+            # node_prep_node_name's default names the node as this task read it (node_prep__node.os.nodename): the
+            # settings were rendered before the read, so it is rendered again with it
+            templar = self._templar.copy_with_new_env(available_variables=dict(task_vars, node_prep__node=result))
+            settings['node_name'] = templar.template(node_name)
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ')
+        result['decision'] = node_prep_decision.decide(
+            result['plan'], result, settings, bool(decide.get('checking')), task_vars.get('inventory_hostname', ''),
+            stamp, random.randrange(2147483647))
 
     def _plan(self, asked, result, task_vars):
         """node_config in check mode over ``asked``, from this task's read; its result as ``plan``. A real run keeps

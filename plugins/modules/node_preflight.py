@@ -171,6 +171,12 @@ options:
       - The task reports a change, and shows the plan's diff, only in check mode; a real run's plan keeps its read
         on the controller for the apply (C(read_token) of RV(plan)).
     type: dict
+  decide:
+    description:
+      - With O(plan), the decision after the plan, in the same task - C(settings) (the role settings the decision
+        takes, without the C(node_prep_) prefix) and C(checking) (a check-mode run). The action plugin returns
+        RV(decision) (the C(node_prep__plan) of the role); the module on the node never sees it.
+    type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
 seealso:
@@ -276,6 +282,13 @@ plan:
   returned: when O(plan) is given and every check passed
   type: dict
   sample: {changed: true, kubelet: {changed: true, changed_fields: [cpuManagerPolicy]}, containerd: {changed: false}}
+decision:
+  description: The decision of the C(numaops.colocation.node_prep) role after the plan (whether this node has work,
+    whether this run applies it, drains, reboots, takes the lock, the files to back up, the notes and plan errors,
+    the settings typed, and the options the apply writes with).
+  returned: when O(decide) is given and the plan succeeded
+  type: dict
+  sample: {work_needed: true, in_batches: true, kubelet_changing: true, plan_errors: [], notes: []}
 plan_args:
   description: The options of each concern the plan ran with (as O(plan), completed from RV(checks); a concern the
     checks do not enable left out).
@@ -346,6 +359,7 @@ ARGUMENT_SPEC = dict(
     checks=dict(type='dict'),
     # the plan after the checks, run by the action plugin, which removes it before the module runs
     plan=dict(type='dict'),
+    decide=dict(type='dict'),
 )
 
 

@@ -181,3 +181,16 @@ def test_the_run_record_after_the_apply():
                    'apply_kernel': {}, 'rebooted': False,
                    'done': ['node node-1 cordoned and drained',
                             'kubelet config /var/lib/kubelet/config.yaml changed (cpuManagerPolicy)']}
+
+
+def test_the_apply_writes_each_changing_concern_with_the_options_the_plan_ran_with():
+    node = dict(copy.deepcopy(NODE), plan_args={'kubelet': {'path': '/var/lib/kubelet/config.yaml', 'backup': False},
+                                                'containerd': {'path': '/etc/containerd/config.toml'}})
+    d = decide(changing(), node=node)
+    assert d['config_changing'] is True
+    assert d['apply_args'] == {'kubelet': {'path': '/var/lib/kubelet/config.yaml', 'backup': True},
+                               'containerd': None, 'kernel': None}
+    assert decide(changing(), node=node, backup='no')['apply_args']['kubelet']['backup'] is False
+    nothing = decide(node=node)
+    assert nothing['config_changing'] is False
+    assert nothing['apply_args'] == {'kubelet': None, 'containerd': None, 'kernel': None}
