@@ -22,7 +22,7 @@ import random
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.numaops.colocation.plugins.module_utils import preflight
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
@@ -32,19 +32,29 @@ PLANNER = 'numaops.colocation.node_config'
 
 
 def plan_args(plan, checks):
-    """node_config's options for the plan from ``plan`` (the role's options of each concern) and the pre-flight's
-    verdict ``checks``: only the concerns the checks enable (the kubelet concern, containerd NRI unless it is left
-    alone, the kernel command line when there are arguments to manage), each completed with what the pre-flight
-    settled (the kubelet file found, the containerd version, the kernel arguments)."""
+    """node_config's options for the plan from ``plan`` (the role's options of each concern of the registry,
+    module_utils/node_prep_concerns.py) and the pre-flight's verdict ``checks``: only the concerns the checks enable
+    (the kubelet concern, containerd NRI unless it is left alone, the kernel command line when there are arguments
+    to manage; a concern the role passes as null is not planned), each completed with what the pre-flight settled
+    (the kubelet file found, the containerd version and NRI's state, the kernel arguments)."""
     typed = checks.get('settings') or {}
     asked = {}
-    if typed.get('kubelet_enabled') and plan.get('kubelet') is not None:
-        asked['kubelet'] = dict(plan['kubelet'], path=checks.get('kubelet_config'))
-    if typed.get('nri_enabled') is not None and plan.get('containerd') is not None:
-        asked['containerd'] = dict(plan['containerd'], state='enabled' if typed['nri_enabled'] else 'disabled',
-                                   containerd_version=checks.get('containerd_version') or None)
-    if checks.get('kernel_args') and plan.get('kernel') is not None:
-        asked['kernel'] = dict(plan['kernel'], args=list(checks['kernel_args']))
+    for concern in node_prep_concerns.REGISTRY:
+        options = plan.get(concern.name)
+        if options is None:
+            continue
+        if concern.name == 'kubelet':
+            if typed.get('kubelet_enabled'):
+                asked['kubelet'] = dict(options, path=checks.get('kubelet_config'))
+        elif concern.name == 'containerd':
+            if typed.get('nri_enabled') is not None:
+                asked['containerd'] = dict(options, state='enabled' if typed['nri_enabled'] else 'disabled',
+                                           containerd_version=checks.get('containerd_version') or None)
+        elif concern.name == 'kernel':
+            if checks.get('kernel_args'):
+                asked['kernel'] = dict(options, args=list(checks['kernel_args']))
+        else:
+            asked[concern.name] = dict(options)
     return asked
 
 
@@ -63,11 +73,12 @@ class ActionModule(LockFirstAction):
             raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
                                     'not %r. Nothing was read.' % (wanted,))
         plan = args.pop('plan', None)
-        if plan is not None and (wanted is None or not isinstance(plan, dict) or set(plan) - {'kubelet', 'containerd', 'kernel'}
+        concerns = node_prep_concerns.names()
+        if plan is not None and (wanted is None or not isinstance(plan, dict) or set(plan) - set(concerns)
                                  or any(v is not None and not isinstance(v, dict) for v in plan.values())):
-            raise AnsibleActionFail('node_preflight: plan must be a dictionary of kubelet, containerd and kernel (the '
-                                    'options of numaops.colocation.node_config for each concern, each a dictionary '
-                                    'or null), given with checks, not %r. Nothing was read.' % (plan,))
+            raise AnsibleActionFail('node_preflight: plan must be a dictionary of %s (the options of '
+                                    'numaops.colocation.node_config for each concern, each a dictionary or null), '
+                                    'given with checks, not %r. Nothing was read.' % (', '.join(concerns), plan))
         decide = args.pop('decide', None)
         if decide is not None and (plan is None or not isinstance(decide, dict) or set(decide) - {'settings', 'checking'}
                                    or not isinstance(decide.get('settings'), dict)):
