@@ -80,11 +80,10 @@ class ActionModule(LockFirstAction):
                                     'numaops.colocation.node_config for each concern, each a dictionary or null), '
                                     'given with checks, not %r. Nothing was read.' % (', '.join(concerns), plan))
         decide = args.pop('decide', None)
-        if decide is not None and (plan is None or not isinstance(decide, dict) or set(decide) - {'settings', 'checking'}
+        if decide is not None and (plan is None or not isinstance(decide, dict) or set(decide) - {'settings'}
                                    or not isinstance(decide.get('settings'), dict)):
-            raise AnsibleActionFail('node_preflight: decide must be a dictionary of settings (the role settings the '
-                                    'decision takes) and checking (a check-mode run), given with plan, not %r. '
-                                    'Nothing was read.' % (decide,))
+            raise AnsibleActionFail('node_preflight: decide must be a dictionary with settings (the role settings the '
+                                    'decision takes), given with plan, not %r. Nothing was read.' % (decide,))
         problem = preflight.unknown_checks_keys(wanted)
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
@@ -119,8 +118,8 @@ class ActionModule(LockFirstAction):
         return result
 
     def _decide(self, decide, result, task_vars):
-        """The decision after the plan (plugin_utils/node_prep_decision.py) as ``decision``: this run's time stamp
-        and a random number for the lock's run id are taken here."""
+        """The decision after the plan (plugin_utils/node_prep_decision.py) as ``decision``: whether this is a
+        check-mode run, this run's time stamp and a random number for the lock's run id are taken here."""
         settings = dict(decide['settings'])
         node_name = task_vars.get('node_prep_node_name')
         if node_name is not None:
@@ -129,9 +128,11 @@ class ActionModule(LockFirstAction):
             templar = self._templar.copy_with_new_env(available_variables=dict(task_vars, node_prep__node=result))
             settings['node_name'] = templar.template(node_name)
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ')
+        # a check-mode run: --check, or check_mode on the task, its block, role or play (audit.yml), which this
+        # task's play context carries (the variable ansible_check_mode says only --check)
         result['decision'] = node_prep_decision.decide(
-            result['plan'], result, settings, bool(decide.get('checking')), task_vars.get('inventory_hostname', ''),
-            stamp, random.randrange(2147483647))
+            result['plan'], result, settings, bool(self._play_context.check_mode),
+            task_vars.get('inventory_hostname', ''), stamp, random.randrange(2147483647))
 
     def _plan(self, asked, result, task_vars):
         """node_config in check mode over ``asked``, from this task's read; its result as ``plan``. A real run keeps

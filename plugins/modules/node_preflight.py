@@ -174,8 +174,9 @@ options:
   decide:
     description:
       - With O(plan), the decision after the plan, in the same task - C(settings) (the role settings the decision
-        takes, without the C(node_prep_) prefix) and C(checking) (a check-mode run). The action plugin returns
-        RV(decision) (the C(node_prep__plan) of the role); the module on the node never sees it.
+        takes, without the C(node_prep_) prefix). The action plugin returns RV(decision) (the C(node_prep__plan) of
+        the role), a check-mode run being one whose task runs in check mode (C(--check), or C(check_mode) on the task,
+        its block, role or play); the module on the node never sees it.
     type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
@@ -276,9 +277,10 @@ checks:
     containerd_version: 1.7.24
     kubelet_config: /var/lib/kubelet/config.yaml
 plan:
-  description: The result of M(numaops.colocation.node_config) in check mode (its C(kubelet), C(containerd),
-    C(kernel), C(changed), C(msg) and, in a real run with a change, C(read_token)); V({changed: false, skipped: true})
-    when no concern is enabled.
+  description:
+    - The result of M(numaops.colocation.node_config) in check mode (its C(kubelet), C(containerd), C(kernel),
+      C(changed), C(msg) and, in a real run with a change, C(read_token)).
+    - "When no concern is enabled: C(changed) false and C(skipped) true."
   returned: when O(plan) is given and every check passed
   type: dict
   sample: {changed: true, kubelet: {changed: true, changed_fields: [cpuManagerPolicy]}, containerd: {changed: false}}
