@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """node_preflight's checks option through Ansible itself: judged on the controller in the read's own task (the
-module never sees it), wrong checks refused before anything is read, and no verdict without the option."""
+module never sees it), wrong checks refused before anything is read, and no verdict without the option; no plan
+and no decision after a check that failed, and a wrong plan or decide refused before anything is read."""
 from __future__ import annotations
 
 import pytest
@@ -29,6 +30,12 @@ def results_fixture(tmp_path_factory):
         {'name': 'not asked', 'numaops.colocation.node_preflight': read},
         {'name': 'unknown key', 'numaops.colocation.node_preflight': dict(read, checks={'kernel_arg': []})},
         {'name': 'not a dict', 'numaops.colocation.node_preflight': dict(read, checks='yes')},
+        {'name': 'planned after failed checks',
+         'numaops.colocation.node_preflight': dict(read, checks=asked, plan={'kubelet': {}}, decide={'settings': {}})},
+        {'name': 'plan without checks', 'numaops.colocation.node_preflight': dict(read, plan={'kubelet': {}})},
+        {'name': 'plan of an unknown concern',
+         'numaops.colocation.node_preflight': dict(read, checks=asked, plan={'kubelets': {}})},
+        {'name': 'decide without plan', 'numaops.colocation.node_preflight': dict(read, checks=asked, decide={})},
     ]
     return dict(zip([task['name'] for task in tasks], playbooks.run_tasks(base, tasks))), str(cpu)
 
@@ -56,3 +63,20 @@ def test_wrong_checks_are_refused_naming_what_is_allowed(results):
     assert 'online_cpus' not in unknown
     bad = results[0]['not a dict']
     assert bad['failed'] and "checks must be a dictionary (what node_prep asks of the node), not 'yes'" in bad['msg']
+
+
+def test_no_plan_and_no_decision_after_a_check_that_failed(results):
+    planned = results[0]['planned after failed checks']
+    assert not planned.get('failed') and planned['checks']['errors']
+    assert 'plan' not in planned and 'decision' not in planned
+
+
+def test_a_wrong_plan_or_decide_is_refused_before_anything_is_read(results):
+    for name in ('plan without checks', 'plan of an unknown concern'):
+        refused = results[0][name]
+        assert refused['failed'] and refused['msg'].startswith(
+            'node_preflight: plan must be a dictionary of kubelet, containerd, kernel'), refused
+        assert 'online_cpus' not in refused
+    refused = results[0]['decide without plan']
+    assert refused['failed'] and refused['msg'].startswith('node_preflight: decide must be a dictionary with settings')
+    assert 'online_cpus' not in refused
