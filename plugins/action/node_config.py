@@ -10,7 +10,6 @@ files instead of one per concern."""
 from __future__ import annotations
 
 import copy
-import posixpath
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -38,25 +37,21 @@ def given(args):
     return dict((name, value) for name, value in (args or {}).items() if value is not None)
 
 
+# each concern's module options with their defaults, for the files its plan reads first
+_SPECS = {'kubelet': kubelet.ARGUMENT_SPEC, 'containerd': containerd.ARGUMENT_SPEC}
+
+
 def paths_to_read(asked):
-    """The files the kubelet and containerd plans read first, with the modules' defaults: one node_files read for
-    both. (A file only one of them reads later, such as a k3s template, is read by that plan itself.)"""
-    paths = []
-    if 'kubelet' in asked:
-        args = asked['kubelet']
-        state_dir = args.get('state_dir') or kubelet.DEFAULT_STATE_DIR
-        paths.extend([args.get('path') or kubelet.DEFAULT_PATH, posixpath.join(state_dir, kubelet.CPU_STATE_FILE),
-                      posixpath.join(state_dir, kubelet.MEMORY_STATE_FILE)])
-    if 'containerd' in asked:
-        args = asked['containerd']
-        paths.append(args.get('path') or containerd.DEFAULT_PATH)
-        if args.get('mode') == 'dropin':
-            paths.append(args.get('dropin_path') or containerd.DEFAULT_DROPIN_PATH)
-    unique = []
-    for path in paths:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    """The files the kubelet and containerd plans read first (node_prep_concerns.read_paths_of, from the options
+    asked with the modules' defaults): one node_files read for both. (A file only one of them reads later, such as a
+    k3s template, is read by that plan itself.)"""
+    filled = {}
+    for name, spec in _SPECS.items():
+        if name in asked:
+            options = dict((option, value.get('default')) for option, value in spec.items())
+            options.update((option, value) for option, value in asked[name].items() if value is not None)
+            filled[name] = options
+    return node_prep_concerns.read_paths_of(filled)
 
 
 def flat_diffs(results):

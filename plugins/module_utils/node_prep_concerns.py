@@ -64,6 +64,9 @@ class Concern(object):
     - ``enabled(settings)``: the role asks for it.
     - ``reads(settings)``: the files the pre-flight reads for its plan, besides the kubelet configuration file the
       pre-flight finds itself (the plan reads them from the pre-flight's read: no call to the node of its own).
+    - ``plan_reads(options)``: the files its plan reads first, from its node_config option (the module's defaults
+      filled in): what node_config reads for it in its one node_files read (``read_paths_of``); ``reads`` names the
+      same files from the role's settings.
     - ``files(settings, plan)``: the files it edits (snapshot, backup, rollback); ``plan`` is its plan result.
     - ``done(settings, result)``: the apply's line once it changed the node (``result``: its apply result).
     - ``plan_entry(result)``: what the fleet plan keeps of its plan result, under ``plan_key``;
@@ -81,7 +84,8 @@ class Concern(object):
 
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
-                 before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None):
+                 before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
+                 plan_reads=None):
         self.name = name
         self.check_only = check_only
         self.judge = judge
@@ -106,6 +110,7 @@ class Concern(object):
         self.verify = verify
         self.drains = drains
         self.reboots = reboots
+        self.plan_reads = plan_reads or _nothing
 
     def __repr__(self):
         return 'Concern(%r)' % self.name
@@ -116,9 +121,17 @@ def _kubelet_enabled(settings):
     return _truthy(settings['kubelet_enabled'])
 
 
-def _kubelet_reads(settings):
-    state_dir = settings['kubelet_state_dir']
+def _checkpoints(state_dir):
+    # the kubelet's CPU and memory manager checkpoints, which the plan judges (and removes when stale)
     return [state_dir + '/cpu_manager_state', state_dir + '/memory_manager_state']
+
+
+def _kubelet_reads(settings):
+    return _checkpoints(settings['kubelet_state_dir'])
+
+
+def _kubelet_plan_reads(options):
+    return ([options['path']] if options.get('path') else []) + _checkpoints(options['state_dir'])
 
 
 def _kubelet_files(settings, plan):
@@ -173,7 +186,8 @@ KUBELET = Concern(
     plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
     drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
-    verify='the kubelet /healthz answers and the kubelet reads the written configuration', drains=True)
+    verify='the kubelet /healthz answers and the kubelet reads the written configuration', drains=True,
+    plan_reads=_kubelet_plan_reads)
 
 
 # ------------------------------------------------------------------ containerd: containerd_nri
@@ -182,9 +196,13 @@ def _containerd_enabled(settings):
     return settings['nri_enabled'] is not None
 
 
+def _containerd_plan_reads(options):
+    return [options['path']] + ([options['dropin_path']] if options.get('mode') == 'dropin' else [])
+
+
 def _containerd_files(settings, plan=None):
-    return [settings['containerd_config_path']] + (
-        [settings['containerd_dropin_path']] if settings['nri_mode'] == 'dropin' else [])
+    return _containerd_plan_reads({'path': settings['containerd_config_path'], 'mode': settings['nri_mode'],
+                                   'dropin_path': settings['containerd_dropin_path']})
 
 
 def _containerd_done(settings, result):
@@ -220,7 +238,7 @@ CONTAINERD = Concern(
     report=_containerd_report, summary_line=_containerd_summary_line, fleet_parts=_containerd_parts,
     drift_parts=_containerd_parts,
     settings=('nri_enabled', 'containerd_config_path', 'containerd_dropin_path', 'nri_mode'), service_setting='containerd_service', after='restart',
-    verify='containerd_nri_verify: the NRI socket answers after the restart')
+    verify='containerd_nri_verify: the NRI socket answers after the restart', plan_reads=_containerd_plan_reads)
 
 
 # ------------------------------------------------------------------ kernel: kernel_cmdline
@@ -375,6 +393,16 @@ def read_paths(settings, concerns=REGISTRY):
     for concern in concerns:
         if concern.enabled(settings):
             paths.extend(concern.reads(settings))
+    return _unique(paths)
+
+
+def read_paths_of(asked, concerns=REGISTRY):
+    """The files node_config reads first for the plans of ``asked`` ({name: node_config options of that concern,
+    the module's defaults filled in}), in concern order, each once."""
+    paths = []
+    for concern in concerns:
+        if concern.name in asked:
+            paths.extend(concern.plan_reads(asked[concern.name]))
     return _unique(paths)
 
 

@@ -63,6 +63,22 @@ def test_the_pre_flight_reads_the_files_of_the_enabled_concerns():
     assert nc.read_paths(dict(settings, kubelet_enabled=False, nri_enabled=None)) == []
 
 
+def test_node_config_reads_the_same_files_from_the_options_of_its_concerns():
+    from ansible_collections.numaops.colocation.plugins.action.node_config import paths_to_read
+    options = {'kubelet': {'path': '/k/config.yaml', 'state_dir': '/var/lib/kubelet'},
+               'containerd': {'path': '/etc/containerd/config.toml', 'mode': 'dropin',
+                              'dropin_path': '/etc/containerd/conf.d/99-nri.toml'},
+               'kernel': {'args': ['nosmt']}}
+    assert nc.read_paths_of(options) == ['/k/config.yaml'] + nc.read_paths(dict(SETTINGS, nri_mode='dropin'))
+    assert nc.read_paths_of({'containerd': dict(options['containerd'], mode='inline')}) == [
+        '/etc/containerd/config.toml']
+    # node_config fills in each module's defaults: the same files as kubelet_config and containerd_nri read
+    assert paths_to_read({'kubelet': {'path': None}, 'containerd': {}}) == [
+        '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state',
+        '/etc/containerd/config.toml']
+    assert paths_to_read(options) == nc.read_paths_of(options)
+
+
 def test_every_concern_declares_every_line():
     for concern in nc.REGISTRY:
         assert concern.title and concern.enabled_by.startswith('node_prep_') and concern.verify
