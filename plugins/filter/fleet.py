@@ -189,6 +189,10 @@ def batch_position(all_hosts, batch_hosts, serial):
     return list(fleet.batch_position(list(all_hosts), list(batch_hosts), serial))
 
 
+def batch_hosts(all_hosts, some_hosts, serial):
+    return fleet.batch_hosts(list(all_hosts), list(some_hosts), serial)
+
+
 def _host_vars(hosts_vars):
     for host_vars in hosts_vars:
         yield host_vars['inventory_hostname'], host_vars
@@ -303,6 +307,7 @@ class FilterModule(object):
             'kubelet_changes': kubelet_changes,
             'batch_size': batch_size,
             'batch_position': batch_position,
+            'batch_hosts': batch_hosts,
             'fleet_plan': fleet_plan,
             'node_prep_decision': node_prep_decision_filter,
             'node_prep_read_files': node_prep_read_files,

@@ -153,6 +153,16 @@ def batch_position(all_hosts, batch_hosts, serial):
     return number, total
 
 
+def batch_hosts(all_hosts, some_hosts, serial):
+    """Every host of the batch that ``some_hosts`` (hosts of one batch: the current batch's hosts that are left, or
+    the host running a task) are in, in the play over ``all_hosts`` run with ``serial``: Ansible slices the play's
+    hosts into its batches when the play starts, so a batch's hosts are known after some of them failed."""
+    all_hosts = list(all_hosts)
+    size = batch_size(serial, len(all_hosts))
+    number, _total = batch_position(all_hosts, some_hosts, serial)
+    return all_hosts[(number - 1) * size:number * size]
+
+
 def fleet_plan(plans, concerns=REGISTRY):
     """Lines of the fleet plan from {host: plan} where a plan has ``work`` (bool), ``reboot`` (bool), ``removed``
     (list of reservation entries dropped), ``failed`` (a message when the pre-flight failed) and each concern's

@@ -48,6 +48,15 @@ def test_batch_size(serial, hosts, size):
     assert fleet.batch_size(serial, hosts) == size
 
 
+def test_batch_hosts_are_the_whole_batch_also_after_some_failed():
+    hosts = ['n%d' % i for i in range(10)]
+    assert fleet.batch_hosts(hosts, ['n4'], 3) == ['n3', 'n4', 'n5']
+    assert fleet.batch_hosts(hosts, ['n5', 'n4'], 3) == ['n3', 'n4', 'n5']
+    assert fleet.batch_hosts(hosts, ['n9'], 3) == ['n9']
+    assert fleet.batch_hosts(hosts, ['n7'], '20%') == ['n6', 'n7']
+    assert fleet.batch_hosts(hosts, ['n0'], 1) == ['n0']
+
+
 def test_batch_position():
     hosts = ['n%d' % i for i in range(10)]
     assert fleet.batch_position(hosts, ['n0', 'n1', 'n2'], 3) == (1, 4)
