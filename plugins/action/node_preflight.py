@@ -152,6 +152,9 @@ class ActionModule(LockFirstAction):
         task.args = args
         task.action = PLANNER
         task._resolved_action = PLANNER
+        # check mode for the modules the plan runs on the node (kernel_cmdline: Ansible passes the task's check mode
+        # to a module) as for the plan's own decisions (the play context's)
+        task.check_mode = True
         play_context = copy.copy(self._play_context)
         play_context.check_mode = True
         play_context.diff = bool(self._play_context.diff) and checking

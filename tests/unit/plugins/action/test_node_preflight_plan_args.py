@@ -33,3 +33,34 @@ def test_a_concern_the_checks_do_not_enable_is_left_out():
     disabled = plan_args(PLAN, dict(checks(nri_enabled=False), containerd_version=''))
     assert disabled['containerd']['state'] == 'disabled' and disabled['containerd']['containerd_version'] is None
     assert 'kernel' not in plan_args(dict(PLAN, kernel=None), checks())
+
+
+def test_the_plan_of_a_real_run_writes_nothing_and_keeps_its_read(tmp_path):
+    """The plan runs in check mode also where a module of a concern runs on the node (kernel_cmdline): a real run's
+    pre-flight task changes no file, reports ok, and keeps its read for the apply."""
+    from ansible_collections.numaops.colocation.tests.unit import playbooks
+    from ansible_collections.numaops.colocation.tests.unit.plugins.action import test_node_config_action as ncfg
+    root = ncfg.node(tmp_path, 'node')
+    opts = ncfg.options(root)
+    before = ncfg.files(root)
+    checks = {'kubelet_enabled': True, 'kubelet_config_path': opts['kubelet']['path'], 'nri_enabled': True,
+              'containerd_version': '1.7.24', 'kernel_args': opts['kernel']['args'], 'mem_sampling': 'disabled',
+              'lock_enabled': False, 'sysfs_cpu_dir': str(root / 'sys/devices/system/cpu'),
+              'sysfs_node_dir': str(root / 'sys/devices/system/node')}
+    plan = dict((name, dict((k, v) for k, v in value.items() if k not in ('path', 'args', 'state', 'containerd_version')
+                            or name == 'containerd' and k == 'path'))
+                for name, value in opts.items())
+    read = {'root': str(root), 'kubelet_config_path': opts['kubelet']['path'], 'read_kubelet_config': True,
+            'sysfs_cpu_dir': checks['sysfs_cpu_dir'], 'sysfs_node_dir': checks['sysfs_node_dir'],
+            'read_files': [str(root / 'var/lib/kubelet/cpu_manager_state'),
+                           str(root / 'var/lib/kubelet/memory_manager_state'), opts['containerd']['path']]}
+    work = tmp_path / 'work'
+    work.mkdir()
+    result, = playbooks.run_tasks(work, [{'name': 'pre-flight and plan', 'numaops.colocation.node_preflight': dict(
+        read, checks=checks, plan=plan)}])
+    assert not result.get('failed'), result
+    assert result['checks']['errors'] == []
+    assert sorted(result['plan_args']) == ['containerd', 'kernel', 'kubelet']
+    assert all(result['plan'][name]['changed'] for name in ('kubelet', 'containerd', 'kernel')), result['plan']
+    assert result['changed'] is False and result['plan']['read_token']
+    assert ncfg.files(root) == before
