@@ -39,7 +39,7 @@ def plan_args(plan, checks):
     (the kubelet file found, the containerd version and NRI's state, the kernel arguments)."""
     typed = checks.get('settings') or {}
     asked = {}
-    for concern in node_prep_concerns.REGISTRY:
+    for concern in node_prep_concerns.applying():
         options = plan.get(concern.name)
         if options is None:
             continue
@@ -73,7 +73,7 @@ class ActionModule(LockFirstAction):
             raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
                                     'not %r. Nothing was read.' % (wanted,))
         plan = args.pop('plan', None)
-        concerns = node_prep_concerns.names()
+        concerns = node_prep_concerns.names(node_prep_concerns.applying())
         if plan is not None and (wanted is None or not isinstance(plan, dict) or set(plan) - set(concerns)
                                  or any(v is not None and not isinstance(v, dict) for v in plan.values())):
             raise AnsibleActionFail('node_preflight: plan must be a dictionary of %s (the options of '

@@ -173,7 +173,7 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     decision['config_changing'] = any(changing.values())
     decision['apply_args'] = dict(
         (c.name, dict(plan_args[c.name], backup=typed['backup']) if changing[c.name] and c.name in plan_args else None)
-        for c in concerns)
+        for c in node_prep_concerns.applying(concerns))
     plan = {'work': work, 'reboot': reboot_required, 'removed': removed}
     for concern in concerns:
         # plan_<name> and <name>_changing: the plan of each concern and whether it changes the node
