@@ -263,12 +263,15 @@ def fleet_summary(hosts_vars, check_mode=False):
 
 def audit_summary(hosts_vars, qos_summary):
     """One fleet summary of an audit from the host variables of every audited host (``node_prep_report``,
-    ``node_prep_audit_error``, ``memory_qos_audit_error``) and the memory_qos role's summary."""
+    ``node_prep_audit_error``, ``memory_qos_audit_error``, ``colocation_audit_refusals``,
+    ``colocation_audit_refusals_error``) and the memory_qos role's summary."""
     nodes = {}
     for host, host_vars in _host_vars(hosts_vars):
         nodes[host] = {'node_prep': host_vars.get('node_prep_report') if 'node_prep_audit_error' not in host_vars else None,
                        'node_prep_error': host_vars.get('node_prep_audit_error'),
-                       'memory_qos_error': host_vars.get('memory_qos_audit_error')}
+                       'memory_qos_error': host_vars.get('memory_qos_audit_error'),
+                       'refusals': host_vars.get('colocation_audit_refusals'),
+                       'refusals_error': host_vars.get('colocation_audit_refusals_error')}
     return fleet.audit_summary(nodes, dict(qos_summary or {}), sorted(nodes))
 
 

@@ -28,7 +28,7 @@ PLAYBOOK_VARIABLES = (
     'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'node_prep_become', 'node_prep_continue_healthy',
     'node_prep_survey_max_unavailable', 'node_prep_survey_max_fail_percentage',
     'colocation_report_dir', 'memory_qos_become', 'colocation_allow_unknown_variables', 'colocation_gather_facts',
-    'colocation_audit_fail_on_drift', 'colocation_sync_namespaces', 'colocation_sync_label_selector',
+    'colocation_audit_fail_on_drift', 'colocation_audit_fail_on_refusals', 'colocation_sync_namespaces', 'colocation_sync_label_selector',
     'colocation_sync_result',
     # collection-wide Kubernetes API settings read by every role
     'colocation_k8s_kubeconfig', 'colocation_k8s_context', 'colocation_k8s_host', 'colocation_k8s_api_key',
@@ -39,6 +39,7 @@ PLAYBOOK_VARIABLES = (
     'node_prep_plan', 'node_prep_preflight_error',
     'memory_qos_audit_error', 'memory_qos_report', 'memory_qos_result', 'memory_qos_summary',
     'memory_qos_nodes_with_drift', 'memory_qos_play_hosts', 'colocation_audit_summary',
+    'colocation_audit_refusals', 'colocation_audit_refusals_error',
     # inventory groups
     'colocation_nodes',
 )
@@ -326,10 +327,30 @@ def markdown_summary(summary, title='node_prep'):
     return '\n'.join(lines) + '\n'
 
 
+def refusal_lines(host, refused):
+    """One line per controller (or pod without one) of the pods the kubelet refused for NUMA alignment on
+    ``host`` (numa_facts ``refusals``): how many, the reason and why, from its newest refused pod."""
+    groups = {}
+    for item in refused or []:
+        key = (item.get('namespace'), item.get('owner_kind'), item.get('owner') or item.get('pod'), item.get('reason'))
+        groups.setdefault(key, []).append(item)
+    lines = []
+    for (namespace, kind, name, reason), items in sorted(groups.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+        last = items[-1]
+        what = '%s/%s%s' % (namespace, ('%s/' % kind) if kind else 'pod ', name)
+        if last.get('workload'):
+            what += ' (%s)' % last['workload']
+        lines.append('%s: REFUSED - %s: %d pod(s) %s, e.g. %s: %s' % (
+            host, what, len(items), reason, last.get('pod'), last.get('why') or last.get('message')))
+    return lines
+
+
 def audit_summary(node_reports, qos_summary, targeted, concerns=REGISTRY):
-    """One fleet summary of an audit: {'lines', 'data', 'failing'} from {host: {'node_prep': report or None,
-    'node_prep_error': msg or None, 'memory_qos_error': msg or None}}, the memory_qos role's summary (its
-    ``drift`` per host, ``not_reported``) and the targeted hosts."""
+    """One fleet summary of an audit: {'lines', 'data', 'failing', 'refusal_lines'} from {host: {'node_prep':
+    report or None, 'node_prep_error': msg or None, 'memory_qos_error': msg or None, 'refusals': numa_facts
+    refusals or None (not read), 'refusals_error': msg or None}}, the memory_qos role's summary (its ``drift``
+    per host, ``not_reported``) and the targeted hosts. Refused pods are not drift: ``failing`` is drift or a
+    node not audited, ``refusal_lines`` the refused pods."""
     qos_drift = (qos_summary or {}).get('drift') or {}
     qos_missing = set((qos_summary or {}).get('not_reported') or [])
     per_host = {}
@@ -346,7 +367,9 @@ def audit_summary(node_reports, qos_summary, targeted, concerns=REGISTRY):
             not_audited.append('memory_qos: %s' % (entry.get('memory_qos_error') or 'not reported'))
         elif qos_drift.get(host):
             areas.append('memory QoS %d cgroup(s)' % len(qos_drift[host]))
-        per_host[host] = {'drift': areas, 'not_audited': not_audited}
+        if entry.get('refusals_error'):
+            not_audited.append('refused pods: %s' % entry['refusals_error'])
+        per_host[host] = {'drift': areas, 'not_audited': not_audited, 'refused_pods': entry.get('refusals')}
     in_sync = [h for h in sorted(per_host) if not per_host[h]['drift'] and not per_host[h]['not_audited']]
     drifted = [h for h in sorted(per_host) if per_host[h]['drift']]
     broken = [h for h in sorted(per_host) if per_host[h]['not_audited']]
@@ -357,9 +380,14 @@ def audit_summary(node_reports, qos_summary, targeted, concerns=REGISTRY):
             lines.append('%s: DRIFT - %s' % (host, '; '.join(per_host[host]['drift'])))
         for reason in per_host[host]['not_audited']:
             lines.append('%s: NOT AUDITED - %s' % (host, reason))
+    refused = []
+    for host in sorted(per_host):
+        refused.extend(refusal_lines(host, per_host[host]['refused_pods']))
+    lines.extend(refused)
     data = {'targeted': len(per_host), 'in_sync': in_sync, 'drift': drifted, 'not_audited': broken,
-            'hosts': per_host, 'memory_qos_drift': qos_drift}
-    return {'lines': lines, 'data': data, 'failing': bool(drifted or broken)}
+            'hosts': per_host, 'memory_qos_drift': qos_drift,
+            'refused_pods': sum(len(per_host[h]['refused_pods'] or []) for h in per_host)}
+    return {'lines': lines, 'data': data, 'failing': bool(drifted or broken), 'refusal_lines': refused}
 
 
 def drift_report(reports, errors, hosts, concerns=REGISTRY):

@@ -60,6 +60,7 @@ PLAYBOOK_BOOLEANS = {
     'colocation_gather_facts': False,
     'colocation_allow_unknown_variables': False,
     'colocation_audit_fail_on_drift': True,
+    'colocation_audit_fail_on_refusals': True,
 }
 
 _PERCENT = re.compile(r'^(\d+(?:\.\d+)?)%$')

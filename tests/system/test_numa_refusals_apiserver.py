@@ -23,7 +23,8 @@ import time
 
 import pytest
 
-from ansible_collections.numaops.colocation.tests.cluster.fixture import k8s_client, k8s_cluster  # noqa: F401
+from ansible_collections.numaops.colocation.tests.cluster.fixture import k8s_client, k8s_cluster  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.numaops.colocation.tests.system import test_node_prep_fleet as fleet
 from ansible_collections.numaops.colocation.tests.system.test_numa_report_playbook import collections_path
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 
@@ -80,13 +81,42 @@ def test_refused_pods_from_the_api_server(k8s_cluster, k8s_client, tmp_path):
         remove_pods(core, apps)
 
 
-def check_refused_pods(k8s_cluster, core, apps, tmp_path):
+def test_audit_fails_on_refused_pods(k8s_cluster, k8s_client, tmp_path):
+    """playbooks/audit.yml lists the refused pods per controller and fails on them unless
+    colocation_audit_fail_on_refusals=false (the sandbox node drifts: colocation_audit_fail_on_drift=false)."""
+    k8s_cluster.namespace(NAMESPACE)
+    k8s_cluster.add_node(fleet.NODE, ready=False)      # the sandbox inventory's node name
+    core = kubernetes.client.CoreV1Api(k8s_client)
+    apps = kubernetes.client.AppsV1Api(k8s_client)
+    try:
+        make_refusals(core, apps, fleet.NODE)
+        tree = fleet._sandbox(tmp_path, 'audit')
+        inventory = fleet._inventory(tmp_path, [tree], {fleet.NODE: {
+            'colocation_k8s_kubeconfig': k8s_cluster.kubeconfig_path, 'node_prep_k8s_enabled': False}})
+        rc, out = fleet._playbook(inventory, 'audit.yml', '--check', '-e', 'colocation_audit_fail_on_drift=false',
+                                  report_dir=str(tmp_path / 'reports'))
+        assert rc != 0, out[-3000:]
+        assert 'Fail on pods the kubelet refused for NUMA alignment' in out
+        line = [x for x in out.splitlines() if 'REFUSED - %s/ReplicaSet/web-' % NAMESPACE in x]
+        assert line and '(Deployment/web): 3 pod(s) TopologyAffinityError' in line[0], out[-3000:]
+        assert '%s: REFUSED - %s/pod smt: 1 pod(s) SMTAlignmentError' % (fleet.NODE, NAMESPACE) in out
+        rc, out = fleet._playbook(inventory, 'audit.yml', '--check', '-e', 'colocation_audit_fail_on_drift=false',
+                                  '-e', 'colocation_audit_fail_on_refusals=false', report_dir=str(tmp_path / 'reports'))
+        assert rc == 0, out[-3000:]
+        assert 'REFUSED - %s/ReplicaSet/web-' % NAMESPACE in out
+    finally:
+        remove_pods(core, apps)
+
+
+def make_refusals(core, apps, node=NODE):
+    """Deployment web's pods refused three times (the fourth waiting), a bare pod refused for SMT alignment with
+    a hostile message, and a pod refused for node capacity (not NUMA alignment); the names of web's refused pods."""
     # a Guaranteed pod that fits the node but no single NUMA node of it (70 CPUs; 48 and 64 free per NUMA node)
     apps.create_namespaced_deployment(NAMESPACE, {
         'metadata': {'name': 'web'},
         'spec': {'replicas': 1, 'selector': {'matchLabels': {'app': 'web'}},
                  'template': {'metadata': {'labels': {'app': 'web'}},
-                              'spec': {'nodeName': NODE, 'containers': [
+                              'spec': {'nodeName': node, 'containers': [
                                   {'name': 'app', 'image': 'registry.invalid/app:1',
                                    'resources': guaranteed('70', '8Gi')}]}}}})
     refused = []
@@ -100,14 +130,18 @@ def check_refused_pods(k8s_cluster, core, apps, tmp_path):
     wait('the replacement of the third refused pod', lambda: len(
         core.list_namespaced_pod(NAMESPACE, label_selector='app=web').items) == 4)
     core.create_namespaced_pod(NAMESPACE, {'metadata': {'name': 'smt'}, 'spec': {
-        'nodeName': NODE, 'containers': [{'name': 'app', 'image': 'registry.invalid/app:1',
+        'nodeName': node, 'containers': [{'name': 'app', 'image': 'registry.invalid/app:1',
                                           'resources': guaranteed('3', '1Gi')}]}})
     kubelet_rejects(core, 'smt', 'SMTAlignmentError', HOSTILE)
     # refused for node capacity, not NUMA alignment: not listed
     core.create_namespaced_pod(NAMESPACE, {'metadata': {'name': 'full'}, 'spec': {
-        'nodeName': NODE, 'containers': [{'name': 'app', 'image': 'registry.invalid/app:1'}]}})
+        'nodeName': node, 'containers': [{'name': 'app', 'image': 'registry.invalid/app:1'}]}})
     kubelet_rejects(core, 'full', 'OutOfcpu', 'Pod was rejected: Node didn\'t have enough resource: cpu')
+    return refused
 
+
+def check_refused_pods(k8s_cluster, core, apps, tmp_path):
+    refused = make_refusals(core, apps)
     textfile = tmp_path / 'textfile'
     textfile.mkdir()
     inventory = {'colocation_nodes': {'hosts': {NODE: {

@@ -116,3 +116,37 @@ def test_chromium_screenshot(report, tmp_path):
     keep = os.environ.get('NUMAOPS_KEEP_SCREENSHOT')
     if keep:
         shutil.copy(str(shot), keep)
+
+
+def test_chromium_refusals_isolated_cpus_and_hostile_text(tmp_path):
+    """Refused pods, isolated CPUs and a hostile pod message as Chromium builds them: the message is text, never an
+    element; each isolated CPU carries its black frame; a screenshot (NUMAOPS_KEEP_REFUSALS_SCREENSHOT=<path>
+    keeps it: docs/images/numa-report-refusals.png)."""
+    from ansible_collections.numaops.colocation.plugins.module_utils import numa
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
+    from ansible_collections.numaops.colocation.tests.unit.plugins.plugin_utils.test_numa_report import _refused
+    root = tree('xeon8358-2s')
+    with open(os.path.join(root, 'pods.json')) as handle:
+        pods = json.load(handle)
+    pods += [_refused('web-h1-%s' % suffix, owner='web-h1') for suffix in ('x2k9q', 'b7m4t', 'p0d3w')]
+    pods[-1]['status']['message'] = 'Pod was rejected: <img src=x onerror=alert(1)>'
+    facts = numa.collect(root, pods=pods)
+    facts['isolated_cpus'] = '2-9,66-73'
+    page = tmp_path / 'refusals.html'
+    page.write_text(numa_report.render_html([{'name': 'xeon-1', 'facts': facts}], generated='2026-12-01T12:00:00Z'))
+    dom = Dom()
+    dom.feed(run_chromium(tmp_path, page.as_uri(), '--dump-dom', '--virtual-time-budget=2000'))
+    assert not [e for e in dom.elements if e['_tag'] == 'img']
+    rows = [e for e in dom.elements if e.get('data-field') == 'refusal']
+    assert [(e['data-pod'], e['data-owner-refusals']) for e in rows] == \
+        [('shop/web-h1-%s' % s, '3') for s in ('b7m4t', 'p0d3w', 'x2k9q')]   # oldest first, then by name
+    isolated = sorted(int(e['data-cpu']) for e in dom.elements if e.get('data-isolated') == 'true')
+    assert isolated == list(range(2, 10)) + list(range(66, 74))
+    assert all(e.get('stroke') == '#000' and e.get('stroke-width') == '2'
+               for e in dom.elements if e.get('data-isolated') == 'true')
+    shot = tmp_path / 'refusals.png'
+    run_chromium(tmp_path, page.as_uri(), '--screenshot=%s' % shot, '--window-size=1400,1000', '--hide-scrollbars')
+    assert png_size(str(shot)) == (1400, 1000)
+    keep = os.environ.get('NUMAOPS_KEEP_REFUSALS_SCREENSHOT')
+    if keep:
+        shutil.copy(str(shot), keep)

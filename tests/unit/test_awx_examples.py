@@ -26,6 +26,7 @@ AWX = os.path.join(ROOT, 'examples', 'awx')
 PLAYBOOKS = ['node_prep', 'deploy_controller', 'memory_qos', 'site', 'audit', 'colocation_sync']
 # Variables a playbook reads at play level (not role variables): the batch settings of node_prep.yml.
 PLAY_VARIABLES = {'node_prep_max_unavailable', 'node_prep_max_fail_percentage', 'colocation_audit_fail_on_drift',
+                  'colocation_audit_fail_on_refusals',
                   'colocation_sync_label_selector', 'colocation_sync_namespaces'}
 SURVEY_TYPES = {'text', 'textarea', 'password', 'integer', 'float', 'multiplechoice', 'multiselect'}
 SLICEABLE = {'memory_qos', 'audit'}

@@ -118,6 +118,29 @@ def test_audit_summary_fails_on_drift_in_any_area_or_unaudited_node():
     assert not clean['failing'] and clean['lines'] == ['audit: 1 node(s): 1 in sync, 0 with drift, 0 not (fully) audited']
 
 
+def test_audit_summary_lists_refused_pods_per_controller():
+    def refused(pod, owner=None, workload=None, reason='TopologyAffinityError'):
+        return {'namespace': 'shop', 'pod': pod, 'owner_kind': 'ReplicaSet' if owner else None, 'owner': owner,
+                'workload': workload, 'reason': reason, 'why': 'no single NUMA node holds it now',
+                'message': 'Resources cannot be allocated with Topology locality'}
+    web = [refused('web-h-1', 'web-h', 'Deployment/web'), refused('web-h-2', 'web-h', 'Deployment/web')]
+    nodes = {'a': {'node_prep': {'kubelet': {}}, 'refusals': web + [refused('smt', reason='SMTAlignmentError')]},
+             'b': {'node_prep': {'kubelet': {}}, 'refusals': []},
+             'c': {'node_prep': {'kubelet': {}}, 'refusals': None, 'refusals_error': 'API unreachable'}}
+    result = fleet.audit_summary(nodes, {'drift': {}, 'not_reported': []}, ['a', 'b', 'c'])
+    assert result['refusal_lines'] == [
+        'a: REFUSED - shop/pod smt: 1 pod(s) SMTAlignmentError, e.g. smt: no single NUMA node holds it now',
+        'a: REFUSED - shop/ReplicaSet/web-h (Deployment/web): 2 pod(s) TopologyAffinityError, e.g. web-h-2: no '
+        'single NUMA node holds it now']
+    assert result['lines'][0] == 'audit: 3 node(s): 2 in sync, 0 with drift, 1 not (fully) audited'
+    assert 'c: NOT AUDITED - refused pods: API unreachable' in result['lines']
+    assert result['lines'][-2:] == result['refusal_lines']
+    assert result['failing']                       # c could not be audited; refused pods alone are not drift
+    assert result['data']['refused_pods'] == 3
+    alone = fleet.audit_summary({'a': nodes['a']}, {'drift': {}, 'not_reported': []}, ['a'])
+    assert not alone['failing'] and len(alone['refusal_lines']) == 2
+
+
 def test_audit_summary_names_the_kernel_arguments_and_a_pending_reboot():
     nodes = {'k': {'node_prep': {'kernel': {'changed': True, 'args': ['nosmt', 'numa_icon=enable']}}},
              'r': {'node_prep': {'kernel': {'reboot_required': True, 'args': ['nosmt']}}}}
