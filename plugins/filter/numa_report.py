@@ -64,12 +64,31 @@ def numa_report_textfile_problems(value):
     return problems
 
 
-def numa_report_html(value, generated=None, title='NUMA fleet report'):
-    return numa_report.render_html(_fleet(value), generated=generated, title=title)
+def _with_live(value, live):
+    """The fleet with each node's live usage from the Prometheus answer ``live`` (None: not asked), matched by
+    its ``numa_report_prometheus_instance`` (default ``<inventory_hostname>:9100``)."""
+    entries = _fleet(value)
+    if live is None:
+        return entries
+    usage = numa_report.live_usage(live)
+    for entry, item in zip(entries, value):
+        if 'live' not in entry:
+            instance = item.get('numa_report_prometheus_instance') or '%s:9100' % entry['name']
+            entry['live'] = usage.get(str(instance), {})
+    return entries
 
 
-def numa_report_json(value, generated=None):
-    return numa_report.render_json(_fleet(value), generated=generated)
+def numa_report_html(value, generated=None, title='NUMA fleet report', live=None):
+    return numa_report.render_html(_with_live(value, live), generated=generated, title=title)
+
+
+def numa_report_json(value, generated=None, live=None):
+    return numa_report.render_json(_with_live(value, live), generated=generated)
+
+
+def numa_report_live_selector(value=None):
+    """The PromQL selector of the live usage series (the collection's recording rules), for /api/v1/query."""
+    return numa_report.LIVE_SELECTOR
 
 
 def numa_textfile(value, drift=None, last_run=None):
@@ -82,4 +101,5 @@ class FilterModule:
     def filters(self):
         return {'numa_report_html': numa_report_html, 'numa_report_json': numa_report_json,
                 'numa_textfile': numa_textfile, 'numa_report_not_read': numa_report_not_read,
-                'numa_report_textfile_problems': numa_report_textfile_problems}
+                'numa_report_textfile_problems': numa_report_textfile_problems,
+                'numa_report_live_selector': numa_report_live_selector}

@@ -140,6 +140,7 @@ def fleet_data(fleet, generated=None):
             'drift': drift, 'drift_known': drifting is not None,
             'kubelet_found': (facts.get('kubelet') or {}).get('found') if facts else None,
             'refusals': facts.get('refusals') if facts else None,
+            'live': entry.get('live'),
             'last_run': entry.get('last_run'),
             'unknown': facts.get('unknown') or [],
         })
@@ -236,8 +237,61 @@ def _cpu_roles(facts, colours):
     return roles
 
 
-def _node_box(node, roles, isolated, x, y, width):
-    """SVG for one NUMA node box at (x, y); returns (svg, height)."""
+LIVE_QUERIES = {
+    # the recording rules of files/prometheus/numaops-numa.rules.yml (labels instance, numa_node)
+    'cpu_busy': 'instance_numa_node:node_cpu_utilisation:rate5m',
+    'memory_used_bytes': 'instance_numa_node:node_memory_numa_used_without_cache_bytes',
+}
+
+
+LIVE_SELECTOR = '{__name__=~"%s"}' % '|'.join(sorted(LIVE_QUERIES.values()))
+
+
+def live_usage(body):
+    """{instance: {numa node id: {'cpu_busy': 0..1, 'memory_used_bytes': n}}} from the Prometheus instant-query
+    answer (/api/v1/query JSON) of LIVE_SELECTOR; a sample that is not a number is left out."""
+    key_of = dict((name, key) for key, name in LIVE_QUERIES.items())
+    live = {}
+    result = ((body.get('data') or {}).get('result') or []) if isinstance(body, dict) else []
+    for item in result if isinstance(result, list) else []:
+        metric = (item or {}).get('metric') or {}
+        key = key_of.get(metric.get('__name__'))
+        try:
+            node = int(metric.get('numa_node'))
+            value = float((item.get('value') or [None, None])[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        if key is None or value != value:      # another series, or NaN (no samples in the window)
+            continue
+        live.setdefault(str(metric.get('instance')), {}).setdefault(node, {})[key] = value
+    return live
+
+
+def _live_lines(parts, node, live, x, y, width):
+    """Two bars at y: the NUMA node's CPU busy share and its memory used without page cache, from Prometheus."""
+    values = (live or {}).get(node['id']) or {}
+    bar_w = width - 16
+    total = node.get('memory_total_bytes')
+    cpu, used = values.get('cpu_busy'), values.get('memory_used_bytes')
+    rows = (('cpu', None if cpu is None else max(0.0, min(1.0, cpu)),
+             'live CPU busy %s (Prometheus, 5 min)' % ('?' if cpu is None else '%.1f %%' % (cpu * 100)), '#f08c00'),
+            ('memory', None if used is None or not total else max(0.0, min(1.0, used / float(total))),
+             'live memory used without page cache %s' % ('?' if used is None else _gib(used)), '#1971c2'))
+    for index, (kind, share, text, colour) in enumerate(rows):
+        top = y + index * 26
+        parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#e9ecef" stroke="#adb5bd"/>'
+                     % (x + 8, top, bar_w))
+        if share is not None:
+            parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="%s"/>'
+                         % (x + 8, top, int(bar_w * share), colour))
+        parts.append('<text x="%d" y="%d" font-size="11" data-field="live-%s" data-numa="%d" data-value="%s">%s</text>'
+                     % (x + 8, top + 20, kind, node['id'], _esc('' if share is None else
+                                                               (cpu if kind == 'cpu' else used)), _esc(text)))
+
+
+def _node_box(node, roles, isolated, x, y, width, live=None):
+    """SVG for one NUMA node box at (x, y); returns (svg, height). ``live``: this node's live_usage entry
+    ({numa node id: values}; None: no Prometheus asked)."""
     parts = []
     cores = node.get('cores') or []
     in_core = set(cpu for core in cores for cpu in core['cpus'])
@@ -248,7 +302,7 @@ def _node_box(node, roles, isolated, x, y, width):
     rows = (len(groups) + per_row - 1) // per_row
     grid_h = rows * (CELL + 4 + GAP)
     text_lines = 5
-    height = 28 + grid_h + 18 + text_lines * 15
+    height = 28 + grid_h + 18 + text_lines * 15 + (58 if live is not None else 0)
     parts.append('<g class="numa-node" data-numa="%d"><rect x="%d" y="%d" width="%d" height="%d" rx="6" '
                  'fill="#f8f9fa" stroke="#495057"/>' % (node['id'], x, y, width, height))
     parts.append('<text x="%d" y="%d" font-size="13" font-weight="600">NUMA node %d</text>'
@@ -313,11 +367,13 @@ def _node_box(node, roles, isolated, x, y, width):
     dist = node.get('distances')
     parts.append('<text x="%d" y="%d" font-size="11">distances %s</text>'
                  % (x + 8, ty + 72, _esc(' '.join(str(d) for d in dist) if dist else 'unknown')))
+    if live is not None:
+        _live_lines(parts, node, live, x, ty + 82, width)
     parts.append('</g>')
     return ''.join(parts), height
 
 
-def _drawing(facts, colours):
+def _drawing(facts, colours, live=None):
     nodes = facts.get('numa_nodes') or []
     if not nodes:
         return '<p class="unknown">No NUMA nodes known.</p>'
@@ -342,7 +398,7 @@ def _drawing(facts, colours):
         if col == 0 and index:
             y += row_h + 10
             row_h = 0
-        box, height = _node_box(node, roles, isolated, col * (width + 10), y, width)
+        box, height = _node_box(node, roles, isolated, col * (width + 10), y, width, live)
         row_h = max(row_h, height)
         svg.append(box)
     total_w = columns * (width + 10)
@@ -504,7 +560,7 @@ def _node_section(index, row, facts):
                          ' <i>not verified running</i> (in cpu_manager_state; neither the cgroups nor the pods '
                          'from the API were read)' if unverified else ''))
     out.append('<div class="legend">%s</div>' % ''.join(legend))
-    out.append(_drawing(facts, colours))
+    out.append(_drawing(facts, colours, row['live']))
     out.append('<div style="display:flex;gap:24px;flex-wrap:wrap;margin-top:8px"><div><b>Distances</b>%s</div>'
                % _distance_table(facts))
     if row['memory_placements']:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
+from ansible_collections.numaops.colocation.tests.system.test_numa_report_playbook import collections_path
 from ansible_collections.numaops.colocation.tests.system.test_numa_textfile_exporter import free_port, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -129,6 +132,7 @@ def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
                 info = query(prometheus_port, 'count by (numa_node) (numaops_numa_cpu_info)')
                 for expr in doc_queries():     # every query docs/numa.md shows is accepted by this Prometheus
                     query(prometheus_port, expr)
+                report = report_with_live_bars(tmp_path, prometheus_port, exporter_port)
             finally:
                 stop(prometheus)
         finally:
@@ -140,3 +144,29 @@ def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
         assert info[name] == len(node['cpu_ids'])
         assert 0.0 <= cpu[name] <= 1.0
         assert 0 < memory[name] < node['memory_total_bytes']
+    # the NUMA report playbook asked the same Prometheus: live bars per NUMA node of this machine
+    assert sorted(report['cpu']) == sorted(nodes)
+    for name, node in nodes.items():
+        assert 0.0 <= float(report['cpu'][name]) <= 1.0
+        assert 0 < float(report['memory'][name]) < node['memory_total_bytes']
+
+
+def report_with_live_bars(tmp_path, prometheus_port, exporter_port):
+    """playbooks/numa_report.yml on this machine with numa_report_prometheus_url: {'cpu'|'memory': {numa node:
+    data-value of its live bar}} of the HTML it wrote."""
+    inventory = {'colocation_nodes': {'hosts': {'this-machine': {
+        'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable, 'numa_report_become': False,
+        'numa_report_prometheus_instance': '127.0.0.1:%d' % exporter_port}}}}
+    (tmp_path / 'inventory.json').write_text(json.dumps(inventory))
+    proc = subprocess.run(['ansible-playbook', '-i', str(tmp_path / 'inventory.json'), 'numaops.colocation.numa_report',
+                           '-e', 'numa_report_dir=%s' % (tmp_path / 'out'),
+                           '-e', 'numa_report_prometheus_url=http://127.0.0.1:%d/' % prometheus_port],
+                          cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, check=False,
+                          env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_NOCOLOR='1'))
+    assert proc.returncode == 0, proc.stdout.decode()[-3000:]
+    html = (tmp_path / 'out' / 'numa-report.html').read_text()
+    bars = {'cpu': {}, 'memory': {}}
+    for kind, numa_node, value in re.findall(r'data-field="live-(cpu|memory)" data-numa="(\d+)" data-value="([^"]*)"',
+                                             html):
+        bars[kind][numa_node] = value
+    return bars

@@ -291,3 +291,38 @@ def test_refusals_in_the_report_and_the_textfile_escaped():
     assert 'numaops_kubelet_refused_pods{' not in numa_textfile.render_textfile(numa.collect(tree('thunderx2-2s')))
     data = json.loads(doc.script)
     assert [len(row['refusals'] or []) for row in data['nodes']] == [0, 0, 4]
+
+
+def _answer(*samples):
+    """A Prometheus /api/v1/query answer with (series name, instance, numa_node, value) samples."""
+    return {'status': 'success', 'data': {'resultType': 'vector', 'result': [
+        {'metric': {'__name__': name, 'instance': instance, 'numa_node': node}, 'value': [1764590000.0, value]}
+        for name, instance, node, value in samples]}}
+
+
+def test_live_usage_bars_from_prometheus():
+    cpu, mem = numa_report.LIVE_QUERIES['cpu_busy'], numa_report.LIVE_QUERIES['memory_used_bytes']
+    assert numa_report.LIVE_SELECTOR == '{__name__=~"%s|%s"}' % (cpu, mem)
+    answer = _answer((cpu, 'xeon-1:9100', '0', '0.25'), (cpu, 'xeon-1:9100', '1', 'NaN'),
+                     (mem, 'xeon-1:9100', '0', str(32 * 1024 ** 3)), (mem, 'xeon-1:9100', 'x', '1'),
+                     ('other', 'xeon-1:9100', '0', '5'), (cpu, 'tx2-1:9100', '1', '0.5'))
+    assert numa_report.live_usage(answer) == {'xeon-1:9100': {0: {'cpu_busy': 0.25,
+                                                                 'memory_used_bytes': 32.0 * 1024 ** 3}},
+                                              'tx2-1:9100': {1: {'cpu_busy': 0.5}}}
+    assert numa_report.live_usage({'status': 'error'}) == {} and numa_report.live_usage('junk') == {}
+    from ansible_collections.numaops.colocation.plugins.filter import numa_report as report_filter
+    hosts = [{'inventory_hostname': 'xeon-1', 'numaops_numa': facts_of('xeon8358-2s')},
+             {'inventory_hostname': 'tx2-1', 'numaops_numa': facts_of('thunderx2-2s'),
+              'numa_report_prometheus_instance': 'tx2-1.example:9100'}]
+    html = report_filter.numa_report_html(hosts, live=answer)
+    doc = parse(html)
+    # tx2-1 (first by name) is another instance than the one with data; xeon-1's NUMA node 1 had NaN
+    cpu_bars = [a['data-value'] for t, a in doc.tags if a.get('data-field') == 'live-cpu']
+    assert cpu_bars == ['', '', '0.25', '']
+    mem_bars = [a['data-value'] for t, a in doc.tags if a.get('data-field') == 'live-memory']
+    assert mem_bars == ['', '', str(32.0 * 1024 ** 3), '']
+    assert 'live CPU busy 25.0 %' in html and 'live memory used without page cache 32.0 GiB' in html
+    assert 'live CPU busy ?' in html
+    assert 'live-cpu' not in report_filter.numa_report_html(hosts)   # no Prometheus asked: no live bars
+    data = json.loads(report_filter.numa_report_json(hosts, live=answer))
+    assert data['nodes'][1]['live'] == {'0': {'cpu_busy': 0.25, 'memory_used_bytes': 32.0 * 1024 ** 3}}
