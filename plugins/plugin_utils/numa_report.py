@@ -11,6 +11,7 @@ A fleet is ``[{'name': host, 'facts': <numaops_numa>, 'drift': bool or None, 'la
 from __future__ import annotations
 
 import json
+import math
 
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import parse_cpuset
 
@@ -261,7 +262,7 @@ def live_usage(body):
             value = float((item.get('value') or [None, None])[1])
         except (TypeError, ValueError, IndexError):
             continue
-        if key is None or value != value:      # another series, or NaN (no samples in the window)
+        if key is None or math.isnan(value):      # another series, or NaN (no samples in the window)
             continue
         live.setdefault(str(metric.get('instance')), {}).setdefault(node, {})[key] = value
     return live
@@ -284,9 +285,9 @@ def _live_lines(parts, node, live, x, y, width):
         if share is not None:
             parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="%s"/>'
                          % (x + 8, top, int(bar_w * share), colour))
+        value = '' if share is None else (cpu if kind == 'cpu' else used)
         parts.append('<text x="%d" y="%d" font-size="11" data-field="live-%s" data-numa="%d" data-value="%s">%s</text>'
-                     % (x + 8, top + 20, kind, node['id'], _esc('' if share is None else
-                                                               (cpu if kind == 'cpu' else used)), _esc(text)))
+                     % (x + 8, top + 20, kind, node['id'], _esc(value), _esc(text)))
 
 
 def _node_box(node, roles, isolated, x, y, width, live=None):

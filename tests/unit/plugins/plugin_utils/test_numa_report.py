@@ -306,9 +306,8 @@ def test_live_usage_bars_from_prometheus():
     answer = _answer((cpu, 'xeon-1:9100', '0', '0.25'), (cpu, 'xeon-1:9100', '1', 'NaN'),
                      (mem, 'xeon-1:9100', '0', str(32 * 1024 ** 3)), (mem, 'xeon-1:9100', 'x', '1'),
                      ('other', 'xeon-1:9100', '0', '5'), (cpu, 'tx2-1:9100', '1', '0.5'))
-    assert numa_report.live_usage(answer) == {'xeon-1:9100': {0: {'cpu_busy': 0.25,
-                                                                 'memory_used_bytes': 32.0 * 1024 ** 3}},
-                                              'tx2-1:9100': {1: {'cpu_busy': 0.5}}}
+    xeon = {0: {'cpu_busy': 0.25, 'memory_used_bytes': 32.0 * 1024 ** 3}}
+    assert numa_report.live_usage(answer) == {'xeon-1:9100': xeon, 'tx2-1:9100': {1: {'cpu_busy': 0.5}}}
     assert numa_report.live_usage({'status': 'error'}) == {} and numa_report.live_usage('junk') == {}
     from ansible_collections.numaops.colocation.plugins.filter import numa_report as report_filter
     hosts = [{'inventory_hostname': 'xeon-1', 'numaops_numa': facts_of('xeon8358-2s')},
