@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report_live
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile as textfile
 
 
@@ -70,7 +71,7 @@ def _with_live(value, live):
     entries = _fleet(value)
     if live is None:
         return entries
-    usage = numa_report.live_usage(live)
+    usage = numa_report_live.live_usage(live)
     for entry, item in zip(entries, value):
         if 'live' not in entry:
             instance = item.get('numa_report_prometheus_instance') or '%s:9100' % entry['name']
@@ -88,7 +89,7 @@ def numa_report_json(value, generated=None, live=None):
 
 def numa_report_live_selector(value=None):
     """The PromQL selector of the live usage series (the collection's recording rules), for /api/v1/query."""
-    return numa_report.LIVE_SELECTOR
+    return numa_report_live.LIVE_SELECTOR
 
 
 def numa_textfile(value, drift=None, last_run=None):

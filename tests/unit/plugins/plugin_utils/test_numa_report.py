@@ -8,7 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_textfile
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_report_live, numa_textfile
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import MIB, UID_GONE, cid
 
@@ -301,14 +301,14 @@ def _answer(*samples):
 
 
 def test_live_usage_bars_from_prometheus():
-    cpu, mem = numa_report.LIVE_QUERIES['cpu_busy'], numa_report.LIVE_QUERIES['memory_used_bytes']
-    assert numa_report.LIVE_SELECTOR == '{__name__=~"%s|%s"}' % (cpu, mem)
+    cpu, mem = numa_report_live.LIVE_QUERIES['cpu_busy'], numa_report_live.LIVE_QUERIES['memory_used_bytes']
+    assert numa_report_live.LIVE_SELECTOR == '{__name__=~"%s|%s"}' % (cpu, mem)
     answer = _answer((cpu, 'xeon-1:9100', '0', '0.25'), (cpu, 'xeon-1:9100', '1', 'NaN'),
                      (mem, 'xeon-1:9100', '0', str(32 * 1024 ** 3)), (mem, 'xeon-1:9100', 'x', '1'),
                      ('other', 'xeon-1:9100', '0', '5'), (cpu, 'tx2-1:9100', '1', '0.5'))
     xeon = {0: {'cpu_busy': 0.25, 'memory_used_bytes': 32.0 * 1024 ** 3}}
-    assert numa_report.live_usage(answer) == {'xeon-1:9100': xeon, 'tx2-1:9100': {1: {'cpu_busy': 0.5}}}
-    assert numa_report.live_usage({'status': 'error'}) == {} and numa_report.live_usage('junk') == {}
+    assert numa_report_live.live_usage(answer) == {'xeon-1:9100': xeon, 'tx2-1:9100': {1: {'cpu_busy': 0.5}}}
+    assert numa_report_live.live_usage({'status': 'error'}) == {} and numa_report_live.live_usage('junk') == {}
     from ansible_collections.numaops.colocation.plugins.filter import numa_report as report_filter
     hosts = [{'inventory_hostname': 'xeon-1', 'numaops_numa': facts_of('xeon8358-2s')},
              {'inventory_hostname': 'tx2-1', 'numaops_numa': facts_of('thunderx2-2s'),
