@@ -75,7 +75,9 @@ def _paths(asked):
     sys_root = asked['sys_root'].rstrip('/')
     kubepods = _kubepods(asked)
     return {
-        'hazard': [cg + '/' + rel + '/cpu.idle' for driver in ('systemd', 'cgroupfs') for rel in QOS_DIRS[driver]],
+        # cgroup v2, then the cpu controller's hierarchy of cgroup v1 (cpu, usually a link to cpu,cpuacct)
+        'hazard': [cg + prefix + '/' + rel + '/cpu.idle' for prefix in ('', '/cpu')
+                   for driver in ('systemd', 'cgroupfs') for rel in QOS_DIRS[driver]],
         'memory_qos': [path + '/memory.min' for path in kubepods],
         'cpu_idle': [path + '/cpu.idle' for path in kubepods],
         'psi': [path + '/cpu.pressure' for path in kubepods],
@@ -294,7 +296,8 @@ def _nri(probes, paths, asked):
 
 def hazard(probes, asked):
     """The QoS-class cgroups whose cpu.idle is 1: [path], in the kubelet's order (kubepods, Burstable, BestEffort;
-    systemd driver first)."""
+    systemd driver first; cgroup v2, then v1's cpu hierarchy, where the kubelet writes cpu.shares instead of
+    cpu.weight and the kernel refuses it the same way)."""
     asked = _asked(asked)
     if not asked['kubelet_enabled']:
         return []

@@ -133,7 +133,8 @@ def test_group_identity_and_core_scheduling_exclude_each_other():
 
 
 def test_the_probed_paths_follow_what_is_asked():
-    idle = sorted(CG + '/' + rel + '/cpu.idle' for driver in kn.QOS_DIRS for rel in kn.QOS_DIRS[driver])
+    idle = sorted(CG + prefix + '/' + rel + '/cpu.idle' for prefix in ('', '/cpu')
+                  for driver in kn.QOS_DIRS for rel in kn.QOS_DIRS[driver])
     assert kn.probe_paths({}) == idle
     assert kn.probe_paths({'kubelet_enabled': False}) == []
     assert kn.probe_paths({'kubelet_enabled': False, 'features': ['nri'], 'nri_socket': '/run/x.sock'}) == ['/run/x.sock']
@@ -154,7 +155,10 @@ def test_the_roles_paths_place_proc_and_sys():
 
 # ------------------------------------------------------------------------------------------- the hazard
 @pytest.mark.parametrize('path', [BESTEFFORT, SYSTEMD + '/kubepods-burstable.slice/cpu.idle', SYSTEMD + '/cpu.idle',
-                                  CGROUPFS + '/besteffort/cpu.idle'])
+                                  CGROUPFS + '/besteffort/cpu.idle',
+                                  # cgroup v1 (the hierarchy of the tracker's report): cpu.shares refused instead
+                                  CG + '/cpu/kubepods.slice/kubepods-besteffort.slice/cpu.idle',
+                                  CG + '/cpu/kubepods/besteffort/cpu.idle'])
 def test_cpu_idle_at_1_on_a_cgroup_the_kubelet_writes_is_the_hazard(path):
     # pkg/koordlet/runtimehooks/hooks/coresched/core_sched.go, SetKubeQOSCPUIdle (KubeQOSLevel reconciler); rule.go
     # newParam: IsCPUIdle = coreSched policy and schedIdle == 1

@@ -80,9 +80,9 @@ def test_the_settings_asked_come_back_typed_and_decide_what_is_read():
             'proc_cmdline_path': '/proc/cmdline', 'kubelet': 'yes', 'read_kubelet_config': True,
             'sysfs_cpu_dir': '/c', 'sysfs_node_dir': '/n', 'proc_meminfo_path': '/m'}
     # the kubepods QoS cgroups' cpu.idle (both drivers) with the kubelet concern; nothing of koordlet without it
-    idle = ['/sys/fs/cgroup/%s/cpu.idle' % rel for rel in (
+    idle = sorted('/sys/fs/cgroup%s/%s/cpu.idle' % (prefix, rel) for prefix in ('', '/cpu') for rel in (
         'kubepods.slice', 'kubepods.slice/kubepods-besteffort.slice', 'kubepods.slice/kubepods-burstable.slice',
-        'kubepods/besteffort', 'kubepods/burstable', 'kubepods')]
+        'kubepods/besteffort', 'kubepods/burstable', 'kubepods'))
     assert preflight.read_args(args, dict(ASKED, memory_qos_enabled=True)) == dict(
         args, kubelet=True, probe_files=idle, probe_core_sched=False)
     assert preflight.read_args(args, dict(ASKED, kubelet_enabled=False, lock_enabled=False)) == {
