@@ -24,6 +24,10 @@ from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision
+# The plan's action plugin (and through it ruamel.yaml and tomlkit), imported here: ansible-playbook resolves this
+# task's action plugin in its main process before it forks the workers, so they are imported once per run instead
+# of in every worker of the pre-flight.
+from ansible_collections.numaops.colocation.plugins.action import node_config  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
 
