@@ -62,6 +62,36 @@ def plan_args(plan, checks):
     return asked
 
 
+# checks keys that are options of this task too: taken from the option when checks leaves them out
+SHARED_CHECKS = ('kubelet_config_path', 'kubelet_service', 'kubelet_unit_dirs', 'kubelet_env_files',
+                 'kubelet_config_candidates', 'cgroup_root', 'proc_cmdline_path', 'sysfs_cpu_dir', 'sysfs_node_dir')
+# decision settings that checks carries under the same name
+CHECKS_SETTINGS = ('kubelet_enabled', 'nri_enabled', 'k8s_enabled', 'lock_enabled', 'reboot_allowed',
+                   'manage_services', 'kubelet_service', 'node_name', 'sysfs_cpu_dir')
+# decision settings that an option of a concern of plan carries: (setting, concern, option)
+PLAN_SETTINGS = (('kubelet_state_dir', 'kubelet', 'state_dir'), ('containerd_config_path', 'containerd', 'path'),
+                 ('containerd_dropin_path', 'containerd', 'dropin_path'), ('nri_mode', 'containerd', 'mode'),
+                 ('grub_defaults_path', 'kernel', 'grub_defaults_path'))
+
+
+def decision_settings(given, wanted, plan, args):
+    """The decision's settings: ``given`` (decide's settings), and the ones it leaves out taken from where this task
+    has them already - checks (``wanted``), the concerns' options (``plan``) and this task's options (``args``)."""
+    settings = {}
+    for name in CHECKS_SETTINGS:
+        if name in wanted:
+            settings[name] = wanted[name]
+    for name, concern, option in PLAN_SETTINGS:
+        if option in (plan.get(concern) or {}):
+            settings[name] = plan[concern][option]
+    if 'proc_meminfo_path' in args:
+        settings['proc_meminfo_path'] = args['proc_meminfo_path']
+    if isinstance(args.get('lock'), dict) and 'path' in args['lock']:
+        settings['lock_path'] = args['lock']['path']
+    settings.update(given)
+    return settings
+
+
 class ActionModule(LockFirstAction):
 
     MODULE = 'numaops.colocation.node_preflight'
@@ -92,6 +122,12 @@ class ActionModule(LockFirstAction):
         if problem:
             raise AnsibleActionFail('node_preflight: %s. Nothing was read.' % problem)
         if wanted is not None:
+            wanted = dict(wanted)
+            for name in SHARED_CHECKS:
+                if name not in wanted and name in args:
+                    wanted[name] = args[name]
+            if decide is not None:
+                decide = dict(decide, settings=decision_settings(decide['settings'], wanted, plan, args))
             # what is asked decides what is read (no kubelet read when the kubelet concern is off, ...)
             args = preflight.read_args(args, wanted)
         self._task.args = args  # the module on the node never sees checks

@@ -159,6 +159,9 @@ options:
         and C(allow_unknown) (C(colocation_allow_unknown_variables)); C(invalid) (sentences naming role variables
         whose type or value the role's argument specification refuses, each one an error)."
       - An unknown key fails the task, naming it.
+      - A key left out that is an option of this task too (O(kubelet_config_path), O(kubelet_service),
+        O(kubelet_unit_dirs), O(kubelet_env_files), O(kubelet_config_candidates), O(cgroup_root),
+        O(proc_cmdline_path), O(sysfs_cpu_dir), O(sysfs_node_dir)) is taken from that option.
     type: dict
   plan:
     description:
@@ -177,6 +180,12 @@ options:
         takes, without the C(node_prep_) prefix). The action plugin returns RV(decision) (the C(node_prep__plan) of
         the role), a check-mode run being one whose task runs in check mode (C(--check), or C(check_mode) on the task,
         its block, role or play); the module on the node never sees it.
+      - A setting left out that this task has already is taken from there - C(kubelet_enabled), C(nri_enabled),
+        C(k8s_enabled), C(lock_enabled), C(reboot_allowed), C(manage_services), C(kubelet_service), C(node_name)
+        and C(sysfs_cpu_dir) from O(checks); C(kubelet_state_dir) (C(state_dir) of the kubelet),
+        C(containerd_config_path), C(containerd_dropin_path) and C(nri_mode) (C(path), C(dropin_path) and C(mode) of
+        containerd) and C(grub_defaults_path) (of the kernel) from O(plan); C(proc_meminfo_path) from
+        O(proc_meminfo_path) and C(lock_path) from C(path) of O(lock).
     type: dict
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.

@@ -64,3 +64,22 @@ def test_the_plan_of_a_real_run_writes_nothing_and_keeps_its_read(tmp_path):
     assert all(result['plan'][name]['changed'] for name in ('kubelet', 'containerd', 'kernel')), result['plan']
     assert result['changed'] is False and result['plan']['read_token']
     assert ncfg.files(root) == before
+
+
+def test_the_decision_takes_the_settings_the_task_has_already_from_where_it_has_them():
+    from ansible_collections.numaops.colocation.plugins.action.node_preflight import decision_settings
+    wanted = {'kubelet_enabled': True, 'nri_enabled': None, 'k8s_enabled': 'yes', 'lock_enabled': True,
+              'reboot_allowed': False, 'manage_services': True, 'kubelet_service': 'kubelet', 'node_name': 'n1',
+              'sysfs_cpu_dir': '/sys/devices/system/cpu', 'kernel_args': []}
+    plan = {'kubelet': {'state_dir': '/var/lib/kubelet'},
+            'containerd': {'path': '/etc/containerd/config.toml', 'dropin_path': '/d.toml', 'mode': 'inline'},
+            'kernel': {'grub_defaults_path': '/etc/default/grub'}}
+    args = {'proc_meminfo_path': '/proc/meminfo', 'lock': {'path': '/l.lock', 'state': 'query'}}
+    settings = decision_settings({'drain': True, 'node_name': 'given'}, wanted, plan, args)
+    assert settings == {
+        'kubelet_enabled': True, 'nri_enabled': None, 'k8s_enabled': 'yes', 'lock_enabled': True,
+        'reboot_allowed': False, 'manage_services': True, 'kubelet_service': 'kubelet', 'node_name': 'given',
+        'sysfs_cpu_dir': '/sys/devices/system/cpu', 'kubelet_state_dir': '/var/lib/kubelet',
+        'containerd_config_path': '/etc/containerd/config.toml', 'containerd_dropin_path': '/d.toml',
+        'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'proc_meminfo_path': '/proc/meminfo',
+        'lock_path': '/l.lock', 'drain': True}
