@@ -88,6 +88,15 @@ def mem_total(text):
     return found[-1] if found else None
 
 
+def _used_without_cache(meminfo):
+    """MemTotal - MemFree - FilePages - SReclaimable (what free(1) counts as used: no page cache, no reclaimable
+    slab), or None when a line is missing."""
+    keys = ('MemTotal', 'MemFree', 'FilePages', 'SReclaimable')
+    if not all(key in meminfo for key in keys):
+        return None
+    return max(0, meminfo['MemTotal'] - meminfo['MemFree'] - meminfo['FilePages'] - meminfo['SReclaimable'])
+
+
 def parse_distances(text):
     return [int(part) for part in text.split()]
 
@@ -466,6 +475,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
         nodes.append({'id': node, 'cpus': None if cpus is None else format_cpuset(cpus),
                       'cpu_ids': None if cpus is None else sorted(cpus),
                       'memory_total_bytes': meminfo.get('MemTotal'), 'memory_free_bytes': meminfo.get('MemFree'),
+                      'memory_used_without_cache_bytes': _used_without_cache(meminfo),
                       'hugepages': _hugepages(tree, node), 'distances': distances})
 
     all_cpus = set(online) if online is not None else set(cpu_node)

@@ -179,6 +179,10 @@ ansible_facts:
             sockets: {description: Sockets its cores are on., type: list, elements: int}
             memory_total_bytes: {description: MemTotal of C(node<N>/meminfo) in bytes., type: int}
             memory_free_bytes: {description: MemFree of C(node<N>/meminfo) in bytes., type: int}
+            memory_used_without_cache_bytes:
+              description: C(MemTotal - MemFree - FilePages - SReclaimable) of C(node<N>/meminfo) in bytes (used
+                without page cache and reclaimable slab); V(null) when one of the lines is missing.
+              type: int
             hugepages:
               description: Per size (V(2Mi), V(1Gi), ...) C(total) and C(free) pages, C(page_bytes), C(total_bytes), C(free_bytes).
               type: dict

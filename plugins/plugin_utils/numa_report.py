@@ -120,6 +120,7 @@ def fleet_data(fleet, generated=None):
                 'free_exclusive_cpu_count': (None if node.get('free_exclusive_cpus') is None
                                              else node.get('free_exclusive_cpu_count')),
                 'memory_total_bytes': node.get('memory_total_bytes'), 'memory_free_bytes': node.get('memory_free_bytes'),
+                'memory_used_without_cache_bytes': node.get('memory_used_without_cache_bytes'),
                 'hugepages': node.get('hugepages'), 'distances': node.get('distances'),
             })
         cpu_manager = (facts.get('kubelet') or {}).get('cpu_manager') or {}
@@ -310,12 +311,18 @@ def _node_box(node, roles, isolated, x, y, width, live=None):
     total, free = node.get('memory_total_bytes'), node.get('memory_free_bytes')
     bar_w = width - 16
     parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#e9ecef" stroke="#adb5bd"/>' % (x + 8, ty - 8, bar_w))
+    used = node.get('memory_used_without_cache_bytes')
     if total and free is not None:
-        parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#74c0fc"/>'
+        # light: MemTotal - MemFree (page cache included); dark: used without page cache and reclaimable slab
+        parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#a5d8ff"/>'
                      % (x + 8, ty - 8, int(bar_w * (total - free) / float(total))))
-    parts.append('<text x="%d" y="%d" font-size="11" data-field="memory" data-numa="%d" data-total="%s" data-free="%s">'
-                 'memory %s total, %s free</text>'
-                 % (x + 8, ty + 12, node['id'], _esc(total), _esc(free), _gib(total), _gib(free)))
+    if total and used is not None:
+        parts.append('<rect x="%d" y="%d" width="%d" height="8" fill="#1971c2"/>'
+                     % (x + 8, ty - 8, int(bar_w * min(used, total) / float(total))))
+    parts.append('<text x="%d" y="%d" font-size="11" data-field="memory" data-numa="%d" data-total="%s" data-free="%s" '
+                 'data-used="%s">memory %s total, %s free, %s used without page cache</text>'
+                 % (x + 8, ty + 12, node['id'], _esc(total), _esc(free), _esc(used), _gib(total), _gib(free),
+                    _gib(used)))
     huge = node.get('hugepages')
     if huge is None:
         huge_text = 'huge pages: unknown'

@@ -65,9 +65,11 @@ def build(dest, name, spec):
         write(root, base + 'cpulist', cpulist(node['cpus']) + '\n')
         write(root, base + 'distance', ' '.join(str(d) for d in spec['distances'][index]) + '\n')
         total_kb, free_kb = node['mem_total'] // 1024, node['mem_free'] // 1024
+        # constructed: a quarter of the used memory is page cache, a twentieth reclaimable slab
         write(root, base + 'meminfo', ''.join(
             'Node %d %-15s %8d kB\n' % (index, key + ':', value) for key, value in
-            (('MemTotal', total_kb), ('MemFree', free_kb), ('MemUsed', total_kb - free_kb))))
+            (('MemTotal', total_kb), ('MemFree', free_kb), ('MemUsed', total_kb - free_kb),
+             ('FilePages', (total_kb - free_kb) // 4), ('SReclaimable', (total_kb - free_kb) // 20))))
         for size_kb, (total, free) in sorted(node['huge'].items()):
             hbase = base + 'hugepages/hugepages-%dkB/' % size_kb
             write(root, hbase + 'nr_hugepages', '%d\n' % total)

@@ -220,3 +220,14 @@ def test_mem_total_refuses_what_is_not_a_kernel_memtotal():
     # None used to raise AttributeError in the node reader
     assert numa.parse_meminfo(None) == {}
     assert numa.mem_total('MemFree: 1 kB\n') is None
+
+
+def test_memory_used_without_page_cache_per_numa_node():
+    from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import SANDBOX, facts_of
+    node = facts_of('xeon8358-2s')['numa_nodes'][0]
+    used_kib = (node['memory_total_bytes'] - node['memory_free_bytes']) // 1024
+    # the fixture's page cache is a quarter of the used memory, its reclaimable slab a twentieth
+    assert node['memory_used_without_cache_bytes'] == (used_kib - used_kib // 4 - used_kib // 20) * 1024
+    assert numa._used_without_cache({'MemTotal': 10, 'MemFree': 2, 'FilePages': 7, 'SReclaimable': 3}) == 0
+    # a meminfo without FilePages/SReclaimable: unknown, not MemTotal - MemFree
+    assert numa.collect(SANDBOX)['numa_nodes'][0]['memory_used_without_cache_bytes'] is None

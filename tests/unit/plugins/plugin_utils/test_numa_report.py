@@ -325,3 +325,12 @@ def test_live_usage_bars_from_prometheus():
     assert 'live-cpu' not in report_filter.numa_report_html(hosts)   # no Prometheus asked: no live bars
     data = json.loads(report_filter.numa_report_json(hosts, live=answer))
     assert data['nodes'][1]['live'] == {'0': {'cpu_busy': 0.25, 'memory_used_bytes': 32.0 * 1024 ** 3}}
+
+
+def test_snapshot_memory_bar_without_page_cache():
+    facts = facts_of('xeon8358-2s')
+    html = numa_report.render_html([{'name': 'x', 'facts': facts}])
+    node = facts['numa_nodes'][0]
+    assert ('data-numa="0" data-total="%d" data-free="%d" data-used="%d">' % (
+        node['memory_total_bytes'], node['memory_free_bytes'], node['memory_used_without_cache_bytes'])) in html
+    assert 'used without page cache</text>' in html
