@@ -27,6 +27,8 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files impo
 
 # (option of this task, module that does it), in the order a real run applies them: node_prep's concerns
 CONCERNS = tuple((concern.name, concern.module) for concern in node_prep_concerns.applying())
+# options each concern's module always gets (two concerns sharing one module: perf_profile's write)
+MODULE_ARGS = dict((concern.name, concern.module_args) for concern in node_prep_concerns.applying())
 # what the result of a concern that was not asked for looks like
 NOT_ASKED = {'changed': False, 'skipped': True}
 
@@ -191,10 +193,15 @@ class ActionModule(NodeFilesAction):
                                      msg='not run: %s failed before it' % dict(CONCERNS)[culprit])
         return failed, not_run
 
+    def _plain(self, module):
+        """Whether ``module`` is a plain module (no action plugin of its own): run on the node as it is."""
+        return not self._shared_loader_obj.action_loader.has_plugin(module)
+
     def _run_concern(self, name, module, args, task_vars):
         try:
-            if name == 'kernel':
-                # a plain module: it runs grubby/grub2-mkconfig/update-grub on the node
+            if self._plain(module):
+                # a plain module (kernel_cmdline, which runs grubby/grub2-mkconfig/update-grub on the node;
+                # perf_profile): it reads and writes on the node by itself
                 res = self._execute_module(module_name=module, module_args=args, task_vars=task_vars)
             else:
                 res = self._sub_action(module, args).run(task_vars=task_vars)
@@ -287,7 +294,7 @@ class ActionModule(NodeFilesAction):
                 raise AnsibleActionFail('numaops.colocation.node_config: %s must be a dictionary of the options of %s '
                                         '(or left out to leave it alone), not %s %r. Nothing was changed.'
                                         % (name, dict(CONCERNS)[name], type(value).__name__, value))
-            asked[name] = given(value)
+            asked[name] = dict(given(value), **MODULE_ARGS[name])
         check_mode = bool(self._play_context.check_mode)
         lock = self._task.args.get('lock')
         snapshot = self._task.args.get('snapshot')
@@ -302,9 +309,10 @@ class ActionModule(NodeFilesAction):
         keep_read = boolean(self._task.args.get('keep_read', False), strict=False)
         reuse = None
         token = self._task.args.get('reuse_read')
-        if token and (check_mode or 'kernel' not in asked):
+        if token and (check_mode or not any(self._plain(dict(CONCERNS)[name]) for name in asked)):
             # an earlier task's read of this run (node_preflight's for the plan, the plan's for the apply) instead of
-            # a read of its own; a real run not with kernel, whose module reads and writes on the node by itself
+            # a read of its own; a real run not with a plain module (kernel, irqbalance, hugepages), which reads and
+            # writes on the node by itself: the lock renewal and the snapshot must come in a call before its write
             reuse = load_read(token, task_vars.get('inventory_hostname'))
         warnings = []
         try:

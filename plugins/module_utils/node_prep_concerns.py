@@ -59,6 +59,8 @@ class Concern(object):
       (``start``, ``restart`` or ``reboot``); ``verify``: how the apply checks it took effect (documentation).
     - ``drains``: a change of it drains the node first (a reboot always does).
     - ``reboots``: its plan's ``reboot_required`` is a reboot of the node.
+    - ``module_args``: options node_config always gives its module (over the task's), so that two concerns can
+      share one module (perf_profile's ``write``).
     - ``settings``: the role options (without the node_prep_ prefix) its functions read; the role passes them to
       the decision (roles/node_prep/tasks/plan.yml), which refuses a setting no concern declares.
     - ``enabled(settings)``: the role asks for it.
@@ -74,7 +76,8 @@ class Concern(object):
     - ``report(now, changed, get, settings)``: its section of node_prep_report (``now``: the apply's result, else
       the plan's; ``get(name, default)``: a value of the node's plan, node_prep__plan, or of its run record,
       node_prep__run, which overrides the plan's).
-    - ``summary_line(report, settings, get)``: the node's summary line.
+    - ``summary_line(report, settings, get)``: the node's summary line (None: no line, a concern the node was not
+      asked for).
     - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
     - ``check_only``: it changes nothing (``module`` None, no files): its plan is the pre-flight's verdict of the
       same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host, checking)``
@@ -85,10 +88,11 @@ class Concern(object):
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
                  before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
-                 plan_reads=None):
+                 plan_reads=None, module_args=None):
         self.name = name
         self.check_only = check_only
         self.judge = judge
+        self.module_args = dict(module_args or {})
         self.settings = tuple(settings) + ((service_setting,) if service_setting else ())
         self.title = title
         self.module = module
@@ -367,9 +371,137 @@ KOORDLET = Concern(
     judge=_koordlet_judge)
 
 
+# ------------------------------------------------------------------ the performance profile: perf_profile
+# node_prep_perf_profile (docs/performance_profiles.md) feeds the kubelet concern (its CPU, topology and memory
+# manager settings) and the kernel concern (the isolation and boot-time huge page arguments, merged with
+# node_prep_kernel_args: plugin_utils/node_prep_profile.py); the two files of its own are the concerns below, each
+# one perf_profile call (its ``write`` option) in node_config.
+def _profile_enabled(settings):
+    return bool(settings.get('perf_profile'))
+
+
+def _asked(now, key):
+    # perf_profile's result (a concern node_config was not asked for: {changed: false, skipped: true})
+    return key in now
+
+
+def _irqbalance_files(settings, plan):
+    path = (plan.get('irqbalance') or {}).get('path')
+    return [path] if path else []
+
+
+def _irqbalance_done(settings, result):
+    irq = result.get('irqbalance') or {}
+    return 'irqbalance %s changed (banned CPUs %s)' % (irq.get('path'), irq.get('banned_cpus'))
+
+
+def _irqbalance_plan_entry(result):
+    irq = result.get('irqbalance') or {}
+    return irq.get('banned_cpus') if irq.get('changed') else None
+
+
+def _irqbalance_plan_labels(plan):
+    return ['irqbalance banned CPUs ->%s' % plan['irqbalance']] if plan.get('irqbalance') else []
+
+
+def _irqbalance_report(now, changed, get, settings):
+    irq = now.get('irqbalance') or {}
+    return {'asked': _asked(now, 'irqbalance'), 'config_path': irq.get('path') or '', 'changed': changed,
+            'banned_cpus': irq.get('banned_cpus') or '', 'notes': [n for n in now.get('notes') or []
+                                                                  if n.startswith('irqbalance')]}
+
+
+def _irqbalance_summary_line(report, settings, get):
+    section = report['irqbalance']
+    if not section['asked']:
+        return None
+    if not section['config_path']:
+        return 'irqbalance: left alone (%s)' % ('; '.join(section['notes']) or 'no isolated CPUs')
+    return 'irqbalance %s: %s' % (section['config_path'], ('banned CPUs changed to %s' % section['banned_cpus'])
+                                  if section['changed'] else 'ok')
+
+
+def _irqbalance_parts(report):
+    return ['irqbalance banned CPUs'] if (report.get('irqbalance') or {}).get('changed') else []
+
+
+IRQBALANCE = Concern(
+    name='irqbalance', title='irqbalance banned CPUs', module='numaops.colocation.perf_profile',
+    enabled_by='node_prep_perf_profile', enabled=_profile_enabled, reads=_nothing, files=_irqbalance_files,
+    done=_irqbalance_done, plan_key='irqbalance', plan_entry=_irqbalance_plan_entry,
+    plan_labels=_irqbalance_plan_labels, report=_irqbalance_report, summary_line=_irqbalance_summary_line,
+    fleet_parts=_irqbalance_parts, drift_parts=_irqbalance_parts, service_setting='irqbalance_service',
+    module_args={'write': ['irqbalance']},
+    after='restart', verify='irqbalance is active after its restart (when its configuration file exists)')
+
+
+def _pages(result):
+    return ', '.join('node%s %sx%s' % (page.get('node'), page.get('count'), page.get('size'))
+                     for page in result.get('hugepages') or [] if page.get('node') is not None)
+
+
+def _hugepages_files(settings, plan):
+    unit = plan.get('hugepages_unit') or {}
+    return [path for path in (unit.get('path'), unit.get('link')) if path]
+
+
+def _hugepages_done(settings, result):
+    unit = result.get('hugepages_unit') or {}
+    return 'huge pages unit %s written, enabled by %s (%s, at the next boot)' % (
+        unit.get('path'), unit.get('link'), _pages(result))
+
+
+def _hugepages_plan_entry(result):
+    return _pages(result) if (result.get('hugepages_unit') or {}).get('changed') else None
+
+
+def _hugepages_plan_labels(plan):
+    return ['huge pages per NUMA node ->%s' % plan['hugepages']] if plan.get('hugepages') else []
+
+
+def _hugepages_report(now, changed, get, settings):
+    unit = now.get('hugepages_unit') or {}
+    return {'asked': _asked(now, 'hugepages_unit'), 'unit_path': unit.get('path') or '', 'changed': changed,
+            'pages': _pages(now), 'reboot_required': _truthy(now.get('reboot_required')) and not _truthy(
+                get('rebooted')), 'drift': list(now.get('hugepages_drift') or [])}
+
+
+def _hugepages_summary_line(report, settings, get):
+    section = report['hugepages']
+    if not section['asked'] or not section['unit_path']:
+        return None
+    line = 'huge pages %s: %s' % (section['unit_path'], ('changed (%s)' % section['pages'])
+                                  if section['changed'] else 'ok')
+    drift = ['node%s %s %s wanted, %s allocated' % (d.get('node'), d.get('size'), d.get('wanted'),
+                                                    'unknown' if d.get('allocated') is None else d['allocated'])
+             for d in section['drift'] if d.get('node') is not None]
+    if drift:
+        line += ', allocated now differs: ' + '; '.join(drift)
+    if section['reboot_required']:
+        line += ', set at the next boot'
+    return line
+
+
+def _hugepages_fleet_parts(report):
+    return ['huge pages per NUMA node'] if (report.get('hugepages') or {}).get('changed') else []
+
+
+HUGEPAGES = Concern(
+    name='hugepages', title='huge pages per NUMA node', module='numaops.colocation.perf_profile',
+    enabled_by='node_prep_perf_profile', enabled=_profile_enabled, reads=_nothing, files=_hugepages_files,
+    done=_hugepages_done, plan_key='hugepages', plan_entry=_hugepages_plan_entry,
+    plan_labels=_hugepages_plan_labels, report=_hugepages_report, summary_line=_hugepages_summary_line,
+    fleet_parts=_hugepages_fleet_parts, drift_parts=_hugepages_fleet_parts, after='reboot',
+    module_args={'write': ['hugepages_unit']},
+    verify='after the reboot, each NUMA node has the huge pages of the profile (perf_profile: hugepages_drift)',
+    reboots=True)
+
+
+
+
 # In the order a real run applies them (node_config writes them in this order; the first failure stops it); a
 # check-only concern writes nothing.
-REGISTRY = (KUBELET, CONTAINERD, KERNEL, KOORDLET)
+REGISTRY = (KUBELET, CONTAINERD, KERNEL, KOORDLET, IRQBALANCE, HUGEPAGES)
 
 
 def applying(concerns=REGISTRY):

@@ -12,9 +12,10 @@ module: node_config
 short_description: The kubelet resource managers, containerd NRI and kernel arguments of a node in one task
 version_added: 1.0.0
 description:
-  - Runs M(numaops.colocation.kubelet_config), M(numaops.colocation.containerd_nri) and
-    M(numaops.colocation.kernel_cmdline) in one task, in that order, each with the options given in O(kubelet),
-    O(containerd) and O(kernel). A concern that is left out (or null) is not touched.
+  - Runs M(numaops.colocation.kubelet_config), M(numaops.colocation.containerd_nri),
+    M(numaops.colocation.kernel_cmdline) and M(numaops.colocation.perf_profile) (twice - irqbalance's banned CPUs,
+    the huge pages unit) in one task, in that order, each with the options given in O(kubelet), O(containerd),
+    O(kernel), O(irqbalance) and O(hugepages). A concern that is left out (or null) is not touched.
   - Each concern is done by its own module, unchanged - the same options, checks, refusals, messages and result
     (RV(kubelet), RV(containerd), RV(kernel)). What this task saves is round trips - one task for the three
     instead of three, and one read of the kubelet and containerd files on the node instead of one per module.
@@ -61,7 +62,8 @@ attributes:
     details: Each concern reports exactly what a real run would change; see each module.
   diff_mode:
     support: full
-    details: The diffs of every concern, as one list, in the order kubelet, containerd, kernel.
+    details: The diffs of every concern, as one list, in the order kubelet, containerd, kernel, irqbalance,
+      hugepages.
   platform:
     platforms: posix
 options:
@@ -83,6 +85,20 @@ options:
         the rest).
       - Left out or null - the boot loader is not touched.
     type: dict
+  irqbalance:
+    description:
+      - The options of M(numaops.colocation.perf_profile) (C(profile) and the rest) for irqbalance's banned CPUs -
+        only its O(numaops.colocation.perf_profile#module:irqbalance_path) is written (its
+        O(numaops.colocation.perf_profile#module:write) is set to V([irqbalance])).
+      - Left out or null - irqbalance's file is not touched.
+    type: dict
+  hugepages:
+    description:
+      - The options of M(numaops.colocation.perf_profile) for the unit that sets the huge pages of each NUMA node at
+        boot - only its O(numaops.colocation.perf_profile#module:unit_path) and that unit's link are written (its
+        O(numaops.colocation.perf_profile#module:write) is set to V([hugepages_unit])).
+      - Left out or null - the unit is not touched.
+    type: dict
   keep_read:
     description:
       - Keep what this task read of the kubelet and containerd files for a later task of the same run
@@ -102,7 +118,8 @@ options:
         and takes O(snapshot) before anything else); when one changed, that call does nothing, the task reads and
         plans again and RV(read_again) names the files. In check mode nothing is written - the plan judges from that
         read as from its own.
-      - Ignored in a real run with O(kernel) (its module works on the node by itself), and when the token is
+      - Ignored in a real run with O(kernel), O(irqbalance) or O(hugepages) (their module works on the node by
+        itself), and when the token is
         unknown (another run, another host, or used already) - the task then reads the files itself.
     type: str
 seealso:
@@ -170,6 +187,16 @@ kernel:
   description: The result of M(numaops.colocation.kernel_cmdline), the same way (C(reboot_required) and the rest).
   returned: always
   type: dict
+irqbalance:
+  description: The result of M(numaops.colocation.perf_profile) for O(irqbalance), the same way (C(irqbalance) and the
+    rest).
+  returned: always
+  type: dict
+hugepages:
+  description: The result of M(numaops.colocation.perf_profile) for O(hugepages), the same way (C(hugepages_unit),
+    C(reboot_required), C(hugepages_drift) and the rest).
+  returned: always
+  type: dict
 lock:
   description: The node lock renewed in the task's first call (M(numaops.colocation.node_lock)'s result - C(outcome),
     C(holder), C(age), C(stale)).
@@ -204,21 +231,21 @@ read_again:
   elements: str
   sample: [/var/lib/kubelet/cpu_manager_state]
 failed_concerns:
-  description: The concerns (V(kubelet), V(containerd), V(kernel)) that failed, in order; empty on success.
+  description: The concerns (V(kubelet), V(containerd), V(kernel), V(irqbalance), V(hugepages)) that failed, in order; empty on success.
   returned: always
   type: list
   elements: str
   sample: [containerd]
 '''
 
-from ansible_collections.numaops.colocation.plugins.module_utils import nodelock
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, nodelock
 from ansible_collections.numaops.colocation.plugins.module_utils.action_only import action_only_main
 from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import SNAPSHOT_SPEC
 
 
 def main():
     action_only_main('numaops.colocation.node_config',
-                     dict(kubelet=dict(type='dict'), containerd=dict(type='dict'), kernel=dict(type='dict'),
+                     dict([(name, dict(type='dict')) for name in node_prep_concerns.names()],
                           lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
                           snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
                           keep_read=dict(type='bool', default=False), reuse_read=dict(type='str')))

@@ -82,6 +82,16 @@ options:
         C(systemctl enable) makes it. A unit written by an earlier profile is never removed by this module.
     type: path
     default: /etc/systemd/system/numaops-hugepages.service
+  write:
+    description:
+      - The files this call plans and writes - V(irqbalance) (O(irqbalance_path)) and V(hugepages_unit)
+        (O(unit_path) and its link). The role C(numaops.colocation.node_prep) writes each in a call of its own (its
+        C(irqbalance) and C(hugepages) concerns); V([]) only derives and checks the profile.
+      - The results of a file left out are as without its part of the profile (C(path) null, C(changed) false).
+    type: list
+    elements: str
+    choices: [irqbalance, hugepages_unit]
+    default: [irqbalance, hugepages_unit]
 notes:
   - The kernel arguments and the huge pages take effect at the next boot; RV(hugepages_drift) lists the NUMA
     nodes whose allocated huge pages differ from the profile until then.
@@ -189,6 +199,10 @@ hugepages_unit:
     names a node.
   returned: always
   type: dict
+reboot_required:
+  description: The huge pages unit was written (or would be, in check mode) - its pages are set at the next boot.
+  returned: always
+  type: bool
 hugepages_drift:
   description: The pages whose count in sysfs differs - C(node), C(size), C(wanted), C(allocated) (null -
     unknown); for pages without a node C(node) is null and C(allocated) the sum over the NUMA nodes.
@@ -245,7 +259,7 @@ def plan(module, derived):
     p = module.params
     notes, files = [], []
     irq = {'path': None, 'banned_cpus': derived['irqbalance_banned_cpus'], 'changed': False}
-    if derived['irqbalance_banned_cpus'] is not None:
+    if derived['irqbalance_banned_cpus'] is not None and 'irqbalance' in p['write']:
         path = p['irqbalance_path'] or next((c for c in irqbalance.DEFAULT_PATHS if os.path.exists(c)), None)
         if path is None:
             notes.append('irqbalance left alone: neither %s exists (irqbalance not installed)'
@@ -258,7 +272,8 @@ def plan(module, derived):
             files.append((path, old, new, 'irqbalance'))
     unit = {'path': None, 'link': None, 'changed': False}
     link = None
-    if derived['node_hugepages']:
+    wanted = 'hugepages_unit' in p['write']
+    if wanted and derived['node_hugepages']:
         path = p['unit_path']
         old = _read(path, 'systemd unit')
         new = perfprofile.huge_pages_unit(derived['node_hugepages'])
@@ -271,7 +286,7 @@ def plan(module, derived):
         unit.update(path=path, link=link_path, changed=new != old or link_wrong)
         files.append((path, old, new, 'unit'))
         link = (link_path, path) if link_wrong else None
-    elif os.path.lexists(p['unit_path']):
+    elif wanted and os.path.lexists(p['unit_path']):
         notes.append('%s (of an earlier profile) left in place: it still sets huge pages at boot; the profile names '
                      'no NUMA node for its pages. Disable and remove it to stop that.' % p['unit_path'])
     return files, link, irq, unit, notes
@@ -322,7 +337,8 @@ def run(module):
                   kernel_args=derived['kernel_args'],
                   kernel_args_replacing=_replacing(running, derived['kernel_args']),
                   irqbalance=irq, hugepages=derived['hugepages'], hugepages_unit=unit,
-                  hugepages_drift=perfprofile.hugepages_drift(derived['hugepages'], facts), notes=notes)
+                  hugepages_drift=perfprofile.hugepages_drift(derived['hugepages'], facts), notes=notes,
+                  reboot_required=bool(unit['changed']))
     if module._diff:
         result['diff'] = diffs
     module.exit_json(**result_text(result))
@@ -334,6 +350,8 @@ def main():
         topology_root=dict(type='path', default='/'),
         irqbalance_path=dict(type='path'),
         unit_path=dict(type='path', default='/etc/systemd/system/numaops-hugepages.service'),
+        write=dict(type='list', elements='str', choices=['irqbalance', 'hugepages_unit'],
+                   default=['irqbalance', 'hugepages_unit']),
     ), supports_check_mode=True)
     run(module)
 

@@ -285,7 +285,8 @@ def node_summary(host, report, variables, concerns=REGISTRY):
     else:
         lock_line = 'lock: ' + lock['outcome']
     lines = [concern.summary_line(report, settings, get) for concern in concerns]
-    # a check-only concern with nothing to say (koordlet with no feature asked and no hazard) has no line
+    # a concern with nothing to say (koordlet with no feature asked and no hazard, the profile's concerns without a
+    # profile) has no line
     return (['%s: %s' % (host, state)] + [line for line in lines if line is not None]
             + [restarts, 'notes: ' + (' '.join(report['notes']) or 'none'), lock_line])
 

@@ -27,7 +27,7 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'containerd_config_path': '/etc/containerd/config.toml', 'backup_dir': '/var/backups/numaops-colocation',
             'kubelet_state_dir': '/var/lib/kubelet', 'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml',
             'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
-            'k8s_validate_certs': True}
+            'k8s_validate_certs': True, 'irqbalance_service': 'irqbalance'}
 NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:       16384000 kB\n'},
         'lock': {'outcome': 'absent', 'locked_by_other': False},
         'checks': {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
@@ -37,20 +37,25 @@ NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:  
 PLAN = {'changed': True, 'read_token': '',
         'kubelet': {'changed': False, 'config': {}, 'previous': {}, 'changed_fields': []},
         'containerd': {'changed': False}, 'kernel': {'changed': False, 'skipped': True},
-        'irqbalance': {'changed': True, 'banned_cpus': '0-1'}}
+        'numa_balancing': {'changed': True, 'value': '0'}}
 
 
 def test_the_registry_in_the_order_node_config_applies_it():
-    assert nc.names() == ['kubelet', 'containerd', 'kernel', 'koordlet']
+    assert nc.names() == ['kubelet', 'containerd', 'kernel', 'koordlet', 'irqbalance', 'hugepages']
     assert [c.module for c in nc.REGISTRY] == ['numaops.colocation.kubelet_config', 'numaops.colocation.containerd_nri',
-                                               'numaops.colocation.kernel_cmdline', None]
+                                               'numaops.colocation.kernel_cmdline', None,
+                                               'numaops.colocation.perf_profile', 'numaops.colocation.perf_profile']
     # koordlet's concern is a check: no module, no file, never in node_config's options
-    assert nc.names(nc.applying()) == ['kubelet', 'containerd', 'kernel']
-    kubelet, containerd, kernel, koordlet = nc.REGISTRY
+    assert nc.names(nc.applying()) == ['kubelet', 'containerd', 'kernel', 'irqbalance', 'hugepages']
+    kubelet, containerd, kernel, koordlet, irqbalance, hugepages = nc.REGISTRY
     assert koordlet.check_only and koordlet.files({}, {}) == [] and koordlet.reads({}) == []
     assert (kubelet.before, kubelet.after, kubelet.drains, kubelet.reboots) == ('stop', 'start', True, False)
     assert (containerd.before, containerd.after, containerd.drains) == (None, 'restart', False)
     assert (kernel.after, kernel.reboots, kernel.service_setting) == ('reboot', True, None)
+    # the performance profile's own files: one perf_profile call each
+    assert (irqbalance.after, irqbalance.drains, irqbalance.service_setting) == ('restart', False, 'irqbalance_service')
+    assert (hugepages.after, hugepages.reboots, hugepages.service_setting) == ('reboot', True, None)
+    assert (irqbalance.module_args, hugepages.module_args) == ({'write': ['irqbalance']}, {'write': ['hugepages_unit']})
     # every concern's settings are the decision's (node_config's options: test_node_config_action.py)
     assert set(nc.settings_of()) <= set(nd.SETTINGS)
 
@@ -90,51 +95,52 @@ def test_every_concern_declares_every_line():
 # ------------------------------------------------------------------ the worked example (docs/developer/concerns.md)
 def _decide(registry=example.REGISTRY, **settings):
     return nd.decide(copy.deepcopy(PLAN), copy.deepcopy(NODE),
-                     dict(SETTINGS, irqbalance_service='irqbalance', **settings), False, 'n1', '20261205T050000Z', 7,
+                     dict(SETTINGS, sysctl_service='systemd-sysctl', **settings), False, 'n1', '20261205T050000Z', 7,
                      concerns=registry)
 
 
 def test_a_new_concern_needs_its_settings_in_the_decision():
-    with pytest.raises(ValueError, match=r"\['irqbalance_service'\] missing"):
-        nd.decide(PLAN, NODE, SETTINGS, False, 'n1', 's', 1, concerns=example.REGISTRY)
-    with pytest.raises(ValueError, match=r"\['irqbalance_service'\] unknown"):
+    with pytest.raises(ValueError, match=r"\['sysctl_service'\] missing"):
+        nd.decide(PLAN, NODE, SETTINGS, False, 'n1', 's', 1,
+                  concerns=example.REGISTRY)
+    with pytest.raises(ValueError, match=r"\['sysctl_service'\] unknown"):
         _decide(registry=nc.REGISTRY)
 
 
 def test_a_new_concern_goes_through_the_decision_and_the_snapshot():
     d = _decide()
-    assert d['irqbalance_changing'] and d['plan_irqbalance'] == {'changed': True, 'banned_cpus': '0-1'}
+    assert d['numa_balancing_changing'] and d['plan_numa_balancing'] == {'changed': True, 'value': '0'}
     assert d['work_needed'] and d['in_batches'] and d['locked']
     # it does not drain: only the kubelet and a reboot do
     assert not d['drain_wanted']
-    assert d['snapshot_paths'] == ['/etc/default/irqbalance']
+    assert d['snapshot_paths'] == ['/etc/sysctl.d/90-numaops.conf']
     assert d['plan'] == {'work': True, 'reboot': False, 'removed': [], 'kubelet_changes': {}, 'containerd': False,
-                         'kernel': False, 'irqbalance': '0-1'}
+                         'kernel': False, 'irqbalance': None, 'hugepages': None, 'numa_balancing': '0'}
     # with node_prep_manage_services=false its service is named as a restart skipped
-    assert _decide(manage_services=False)['skipped_restarts'] == ['irqbalance']
-    changing = {'irqbalance': True}
-    assert nc.done_lines({'irqbalance': {'banned_cpus': '0-1'}}, changing, d['settings'], example.REGISTRY) == [
-        'irqbalance /etc/default/irqbalance changed (banned CPUs 0-1)']
+    assert _decide(manage_services=False)['skipped_restarts'] == ['systemd-sysctl']
+    changing = {'numa_balancing': True}
+    assert nc.done_lines({'numa_balancing': {'value': '0'}}, changing, d['settings'], example.REGISTRY) == [
+        'sysctl /etc/sysctl.d/90-numaops.conf changed (kernel.numa_balancing = 0)']
 
 
 def test_a_new_concern_is_in_the_fleet_plan_the_report_and_the_summaries():
     d = _decide()
     assert fleet.fleet_plan({'n1': d['plan'], 'n2': {'work': False}}, example.REGISTRY) == [
         'node_prep plan: 2 node(s): 1 to change, 1 already as wanted, 0 failed the pre-flight',
-        '1 node(s) irqbalance banned CPUs ->0-1: n1']
+        '1 node(s) kernel.numa_balancing ->0: n1']
     # the role keeps the decision as one fact, and what the apply did in its run record
-    variables = {'node_prep__plan': d, 'node_prep__run': {'apply_irqbalance': {'changed': True, 'banned_cpus': '0-1'}}}
+    variables = {'node_prep__plan': d, 'node_prep__run': {'apply_numa_balancing': {'changed': True, 'value': '0'}}}
     report = fleet.node_report(variables, example.REGISTRY)
-    assert report['irqbalance'] == {'changed': True, 'banned_cpus': '0-1'}
+    assert report['numa_balancing'] == {'changed': True, 'value': '0'}
     assert not report['kubelet']['changed'] and not report['containerd']['changed']
     summary = fleet.node_summary('n1', report, variables, example.REGISTRY)
     assert summary[:5] == ['n1: changed', 'kubelet /var/lib/kubelet/config.yaml: ok',
                            'containerd /etc/containerd/config.toml: ok', 'kernel args: none wanted',
-                           'irqbalance: banned CPUs changed to 0-1']
+                           'numa_balancing: kernel.numa_balancing changed to 0']
     assert fleet.fleet_summary({'n1': report}, ['n1'], concerns=example.REGISTRY)['lines'] == [
-        'node_prep summary: 1 node(s): 1 changed, 0 unchanged, 0 failed or not reached', 'n1: changed irqbalance']
+        'node_prep summary: 1 node(s): 1 changed, 0 unchanged, 0 failed or not reached', 'n1: changed numa_balancing']
     audit = fleet.audit_summary({'n1': {'node_prep': report}}, {}, ['n1'], example.REGISTRY)
-    assert audit['failing'] and audit['lines'][1] == 'n1: DRIFT - irqbalance'
+    assert audit['failing'] and audit['lines'][1] == 'n1: DRIFT - numa_balancing'
 
 
 def test_the_developer_guide_shows_the_example_as_it_is_tested():

@@ -228,6 +228,10 @@ def test_report_of_a_node_with_nothing_to_change():
         'containerd': {'config_path': '/etc/containerd/config.toml', 'changed': False, 'nri': {'disable': False}},
         'kernel': {'args': [], 'mem_sampling': False, 'changed': False, 'reboot_required': False, 'rebooted': False},
         'koordlet': {'features': [], 'hazard': []},
+        # the performance profile's concerns, not asked (no node_prep_perf_profile): no summary line
+        'irqbalance': {'asked': False, 'config_path': '', 'changed': False, 'banned_cpus': '', 'notes': []},
+        'hugepages': {'asked': False, 'unit_path': '', 'changed': False, 'pages': '', 'reboot_required': False,
+                      'drift': []},
         'memory_qos': {'cgroup_v2_memory': True, 'after_reboot': False},
         'drained': False, 'restarts_skipped': [], 'backup_dir': '', 'notes': [],
         'lock': {'outcome': 'not_taken', 'held_by_other': False, 'holder': {}, 'msg': ''}}

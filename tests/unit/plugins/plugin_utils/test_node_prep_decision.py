@@ -18,7 +18,7 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'backup_dir': '/var/backups/numaops-colocation', 'kubelet_state_dir': '/var/lib/kubelet',
             'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
             'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
-            'k8s_validate_certs': 'yes'}
+            'k8s_validate_certs': 'yes', 'irqbalance_service': 'irqbalance'}
 CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
           'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
           'errors': []}
@@ -48,7 +48,7 @@ def test_a_node_with_nothing_to_change():
     assert d['work_needed'] is False and d['in_batches'] is False and d['locked'] is False
     assert d['run_id'] == '' and d['lock_run_id'] == '' and d['drain_wanted'] is False
     assert d['plan'] == {'work': False, 'kubelet_changes': {}, 'containerd': False, 'kernel': False, 'reboot': False,
-                         'removed': []}
+                         'removed': [], 'irqbalance': None, 'hugepages': None}
     assert d['notes'] == ['a note.'] and d['plan_errors'] == []
     assert d['read_token'] == 'tok' and d['lock'] == NODE['lock'] and d['lock_file'] == SETTINGS['lock_path']
     assert d['plan_kernel'] == {'changed': False, 'skipped': True}
@@ -143,7 +143,7 @@ def test_the_done_lines_name_what_the_apply_changed():
     applied = {'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy'],
                            'state_files_removed': ['/var/lib/kubelet/cpu_manager_state']},
                'containerd': {'changed': True}, 'kernel': {'changed': True}}
-    every = dict((name, True) for name in nc.names())
+    every = dict((name, True) for name in ('kubelet', 'containerd', 'kernel'))
     assert nc.done_lines(applied, every, d['settings']) == [
         'kubelet config /var/lib/kubelet/config.yaml changed (cpuManagerPolicy), removed '
         '/var/lib/kubelet/cpu_manager_state',
@@ -178,7 +178,7 @@ def test_the_run_record_after_the_apply():
     result = {'kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']}, 'containerd': {'changed': False}}
     run = nd.applied(result, d, {'done': ['node node-1 cordoned and drained'], 'rebooted': False})
     assert run == {'apply_kubelet': {'changed': True, 'changed_fields': ['cpuManagerPolicy']}, 'apply_containerd': {},
-                   'apply_kernel': {}, 'rebooted': False,
+                   'apply_kernel': {}, 'apply_irqbalance': {}, 'apply_hugepages': {}, 'rebooted': False,
                    'done': ['node node-1 cordoned and drained',
                             'kubelet config /var/lib/kubelet/config.yaml changed (cpuManagerPolicy)']}
 
