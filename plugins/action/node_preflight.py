@@ -23,7 +23,7 @@ from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, preflight
-from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision, node_prep_profile
 # The plan's action plugin (and through it ruamel.yaml and tomlkit), imported here: ansible-playbook resolves this
 # task's action plugin in its main process before it forks the workers, so they are imported once per run instead
 # of in every worker of the pre-flight.
@@ -33,15 +33,19 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files impo
 
 
 PLANNER = 'numaops.colocation.node_config'
+PROFILER = 'numaops.colocation.perf_profile'
 
 
 def plan_args(plan, checks):
     """node_config's options for the plan from ``plan`` (the role's options of each concern of the registry,
     module_utils/node_prep_concerns.py) and the pre-flight's verdict ``checks``: only the concerns the checks enable
     (the kubelet concern, containerd NRI unless it is left alone, the kernel command line when there are arguments
-    to manage; a concern the role passes as null is not planned), each completed with what the pre-flight settled
-    (the kubelet file found, the containerd version and NRI's state, the kernel arguments)."""
+    to manage, irqbalance and the huge pages unit when the performance profile has them; a concern the role passes
+    as null is not planned), each completed with what the pre-flight settled (the kubelet file found, the
+    containerd version and NRI's state, the kernel arguments, the profile's kubelet settings)."""
     typed = checks.get('settings') or {}
+    # a performance profile's kubelet settings replace the role's (plugin_utils/node_prep_profile.py)
+    profile = checks.get('profile') or {}
     asked = {}
     for concern in node_prep_concerns.applying():
         options = plan.get(concern.name)
@@ -49,7 +53,7 @@ def plan_args(plan, checks):
             continue
         if concern.name == 'kubelet':
             if typed.get('kubelet_enabled'):
-                asked['kubelet'] = dict(options, path=checks.get('kubelet_config'))
+                asked['kubelet'] = dict(options, path=checks.get('kubelet_config'), **(profile.get('kubelet') or {}))
         elif concern.name == 'containerd':
             if typed.get('nri_enabled') is not None:
                 asked['containerd'] = dict(options, state='enabled' if typed['nri_enabled'] else 'disabled',
@@ -57,6 +61,11 @@ def plan_args(plan, checks):
         elif concern.name == 'kernel':
             if checks.get('kernel_args'):
                 asked['kernel'] = dict(options, args=list(checks['kernel_args']))
+        elif concern.name in ('irqbalance', 'hugepages'):
+            # the performance profile's own files: when the profile has isolated CPUs (irqbalance) or huge pages on
+            # a NUMA node (the unit), as the pre-flight's perf_profile found
+            if profile.get({'irqbalance': 'irqbalance', 'hugepages': 'hugepages_unit'}[concern.name]):
+                asked[concern.name] = dict(options)
         else:
             asked[concern.name] = dict(options)
     return asked
@@ -113,6 +122,11 @@ class ActionModule(LockFirstAction):
             raise AnsibleActionFail('node_preflight: plan must be a dictionary of %s (the options of '
                                     'numaops.colocation.node_config for each concern, each a dictionary or null), '
                                     'given with checks, not %r. Nothing was read.' % (', '.join(concerns), plan))
+        profile = args.pop('profile', None)
+        if profile is not None and (plan is None or not isinstance(profile, dict)):
+            raise AnsibleActionFail('node_preflight: profile must be a dictionary of the options of '
+                                    'numaops.colocation.perf_profile, given with plan, not %r. Nothing was read.'
+                                    % (profile,))
         decide = args.pop('decide', None)
         if decide is not None and (plan is None or not isinstance(decide, dict) or set(decide) - {'settings'}
                                    or not isinstance(decide.get('settings'), dict)):
@@ -151,11 +165,33 @@ class ActionModule(LockFirstAction):
             result['checks'] = preflight.checks(result, wanted, task_vars.get('inventory_hostname', ''))
             # what koordlet cannot do on this node: shown as warnings now, and kept in the notes of the report
             result.setdefault('warnings', []).extend(result['checks']['koordlet']['warnings'])
+            if profile is not None and not result['checks']['errors']:
+                self._profile(profile, plan, result, task_vars)
             if plan is not None and not result['checks']['errors']:
                 self._plan(plan_args(plan, result['checks']), result, task_vars)
                 if decide is not None and not result.get('failed'):
                     self._decide(decide, result, task_vars)
         return result
+
+    def _profile(self, profile, plan, result, task_vars):
+        """The performance profile judged on the node: perf_profile in check mode, writing nothing (``write: []``),
+        folded into ``checks`` (plugin_utils/node_prep_profile.py): the kernel arguments merged, the kubelet
+        settings it gives, its notes, and an error for its refusal or a conflict with the role's variables."""
+        task = self._task.copy()
+        task.check_mode = True
+        saved = self._task
+        self._task = task
+        try:
+            perf = self._execute_module(module_name=PROFILER, module_args=dict(profile, write=[]),
+                                        task_vars=task_vars)
+        finally:
+            self._task = saved
+        for key in ('warnings', 'deprecations'):
+            if perf.get(key):
+                result.setdefault(key, []).extend(perf[key])
+        result['checks'] = node_prep_profile.fold({'checks': result['checks']}, perf,
+                                                  (plan or {}).get('kubelet') or {},
+                                                  task_vars.get('inventory_hostname', ''))['checks']
 
     def _decide(self, decide, result, task_vars):
         """The decision after the plan (plugin_utils/node_prep_decision.py) as ``decision``: whether this is a

@@ -14,7 +14,7 @@ import tempfile
 import yaml
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, numa, preflight, reservation_merge
-from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision, node_prep_inputs
+from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision, node_prep_inputs, node_prep_profile
 
 _COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _KNOWN = []
@@ -203,6 +203,11 @@ def node_prep_decision_filter(result, node, settings, checking, host, stamp, non
     return node_prep_decision.decide(result, node, settings, preflight.truthy(checking), host, stamp, nonce)
 
 
+def node_prep_profile_filter(node, perf, variables, host):
+    """node_preflight's result with node_prep's performance profile folded in (plugin_utils/node_prep_profile.py)."""
+    return node_prep_profile.fold(node, perf, variables, host)
+
+
 def node_prep_read_files(settings):
     """The files node_prep's pre-flight reads for the plans of the enabled concerns (module_utils/
     node_prep_concerns.py read_paths), from the role options the concerns read (node_prep_concerns.settings_of)."""
@@ -313,6 +318,7 @@ class FilterModule(object):
             'batch_hosts': batch_hosts,
             'fleet_plan': fleet_plan,
             'node_prep_decision': node_prep_decision_filter,
+            'node_prep_profile': node_prep_profile_filter,
             'node_prep_read_files': node_prep_read_files,
             'node_prep_applied': node_prep_applied,
             'node_prep_report': node_prep_report,

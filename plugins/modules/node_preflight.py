@@ -174,6 +174,18 @@ options:
       - The task reports a change, and shows the plan's diff, only in check mode; a real run's plan keeps its read
         on the controller for the apply (C(read_token) of RV(plan)).
     type: dict
+  profile:
+    description:
+      - With O(checks) and O(plan), a performance profile judged after the checks, in the same task - the options of
+        M(numaops.colocation.perf_profile) (C(profile), C(topology_root), C(unit_path)). When every check passed, the
+        action plugin runs that module in check mode on the node, writing nothing, and folds what it derives into
+        RV(checks) - the kernel arguments merged with C(kernel_args) (an argument of both with another value is an
+        error), C(profile) (the kubelet settings it gives in place of the O(plan) C(kubelet) options, which must be
+        null or the same for C(reserved_system_cpus), C(reserved_memory), C(memory_manager_policy) and
+        C(cpu_manager_policy_options)), its notes, and its refusal as an error naming the host. The plan then runs
+        with them, and with its C(irqbalance) and C(hugepages) concerns when the profile has isolated CPUs or huge
+        pages on a NUMA node.
+    type: dict
   decide:
     description:
       - With O(plan), the decision after the plan, in the same task - C(settings) (the role settings the decision
@@ -371,6 +383,7 @@ ARGUMENT_SPEC = dict(
     # the plan after the checks, run by the action plugin, which removes it before the module runs
     plan=dict(type='dict'),
     decide=dict(type='dict'),
+    profile=dict(type='dict'),
 )
 
 

@@ -66,13 +66,14 @@ options:
     type: dict
     required: true
   topology_root:
-    description: The directory below which the node's C(sys/) and C(proc/cmdline) are read; V(/) on a node.
+    description: The directory below which the node's C(sys/) and C(proc/cmdline) are read (and irqbalance's file
+      looked for); V(/) on a node.
     type: path
     default: /
   irqbalance_path:
     description:
       - irqbalance's environment file. Default - the first of C(/etc/default/irqbalance) (Debian) and
-        C(/etc/sysconfig/irqbalance) (openEuler, RHEL) that exists; when neither exists irqbalance is left alone
+        C(/etc/sysconfig/irqbalance) (openEuler, RHEL) below O(topology_root) that exists; when neither exists irqbalance is left alone
         (a note says so). A path given here is created when missing (mode 0644).
     type: path
   unit_path:
@@ -260,10 +261,11 @@ def plan(module, derived):
     notes, files = [], []
     irq = {'path': None, 'banned_cpus': derived['irqbalance_banned_cpus'], 'changed': False}
     if derived['irqbalance_banned_cpus'] is not None and 'irqbalance' in p['write']:
-        path = p['irqbalance_path'] or next((c for c in irqbalance.DEFAULT_PATHS if os.path.exists(c)), None)
+        candidates = [os.path.join(p['topology_root'], c.lstrip('/')) for c in irqbalance.DEFAULT_PATHS]
+        path = p['irqbalance_path'] or next((c for c in candidates if os.path.exists(c)), None)
         if path is None:
             notes.append('irqbalance left alone: neither %s exists (irqbalance not installed)'
-                         % ' nor '.join(irqbalance.DEFAULT_PATHS))
+                         % ' nor '.join(candidates))
         else:
             old = _read(path, 'irqbalance environment file')
             new = irqbalance.set_banned_cpus(old, set(parse_cpuset(derived['irqbalance_banned_cpus'])),

@@ -168,11 +168,13 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         'settings': typed,
     }
     # the options the apply writes each changing concern with: those the plan ran with (node_preflight's
-    # plan_args), with the backup setting; null for a concern that does not change (node_config leaves it alone)
+    # plan_args), with the backup setting for a module that takes it (the plan ran with backup: false); null for a
+    # concern that does not change (node_config leaves it alone)
     plan_args = node.get('plan_args') or {}
     decision['config_changing'] = any(changing.values())
     decision['apply_args'] = dict(
-        (c.name, dict(plan_args[c.name], backup=typed['backup']) if changing[c.name] and c.name in plan_args else None)
+        (c.name, dict(plan_args[c.name], **({'backup': typed['backup']} if 'backup' in plan_args[c.name] else {}))
+         if changing[c.name] and c.name in plan_args else None)
         for c in node_prep_concerns.applying(concerns))
     plan = {'work': work, 'reboot': reboot_required, 'removed': removed}
     for concern in concerns:

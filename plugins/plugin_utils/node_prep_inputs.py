@@ -17,6 +17,8 @@ characters). Here:
   (``RANGES``); a string option takes a string or a whole number, never a float (``1.30`` would be ``1.3``), a
   boolean, a list or a dictionary; a dictionary is a dictionary (``"a=b"`` is refused);
 - a value outside ``choices`` is refused naming every allowed value;
+- a dictionary whose fields the specification declares (``options``, such as ``node_prep_perf_profile``) has
+  each field parsed the same way, and a field it does not declare is refused naming the ones it does;
 - V(null) leaves the option unset, as the role's documentation says.
 
 Every message names where (``host node-1``), the variable, the value and what is allowed.
@@ -150,13 +152,14 @@ def parse_value(name, option, value):
         parsed = []
         for index, item in enumerate(value):
             try:
-                parsed.append(parse_value('', {'type': elements}, item) if elements else item)
+                parsed.append(parse_value('', {'type': elements, 'options': option.get('options')}, item)
+                              if elements else item)
             except Invalid as error:
                 raise Invalid('has an element %d (%s) that %s' % (index, _show(item), error))
     elif kind == 'dict':
         if not isinstance(value, dict):
             raise Invalid('is not a dictionary (a %s)' % _kind(value))
-        parsed = dict(value)
+        parsed = _fields(option['options'], value) if option.get('options') else dict(value)
     else:
         parsed = value
     choices = option.get('choices')
@@ -168,6 +171,25 @@ def parse_value(name, option, value):
                     index, _show(item), ', '.join(str(c) for c in choices)))
     elif choices and parsed not in choices:
         raise Invalid('is not one of %s' % ', '.join(str(c) for c in choices))
+    return parsed
+
+
+def _fields(options, value):
+    """A dictionary with declared fields (``options`` of the argument specification): each field parsed as an
+    option, a field not declared or a required one missing refused naming it and what is allowed."""
+    unknown = sorted(str(key) for key in value if key not in options)
+    if unknown:
+        raise Invalid('has the field %s, which is not one of %s' % (', '.join(unknown), ', '.join(sorted(options))))
+    parsed = {}
+    for key in sorted(options):
+        if key not in value:
+            if (options[key] or {}).get('required'):
+                raise Invalid('lacks the field %s' % key)
+            continue
+        try:
+            parsed[key] = parse_value(key, options[key] or {}, value[key])
+        except Invalid as error:
+            raise Invalid('has a field %s (%s) that %s' % (key, _show(value[key]), error))
     return parsed
 
 

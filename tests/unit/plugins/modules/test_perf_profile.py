@@ -151,20 +151,38 @@ def test_kernel_args_replacing_names_the_running_values(capsys, node):
 
 
 def test_no_irqbalance_file_is_a_note(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(perf_profile.irqbalance, 'DEFAULT_PATHS', (str(tmp_path / 'a'), str(tmp_path / 'b')))
+    # the default files are looked for below topology_root
+    monkeypatch.setattr(perf_profile.irqbalance, 'DEFAULT_PATHS', ('/etc/default/irqb-a', '/etc/sysconfig/irqb-b'))
     result = run_module(perf_profile, capsys, profile={'cpu': {'reserved': 'auto'}}, topology_root=XEON)
     assert result['changed'] is False
-    assert result['notes'] == ['irqbalance left alone: neither %s nor %s exists (irqbalance not installed)'
-                               % (tmp_path / 'a', tmp_path / 'b')]
+    assert result['notes'] == ['irqbalance left alone: neither %s/etc/default/irqb-a nor %s/etc/sysconfig/irqb-b '
+                               'exists (irqbalance not installed)' % (XEON, XEON)]
 
 
-def test_openeuler_sysconfig_file_is_found(capsys, tmp_path, monkeypatch):
-    sysconfig = tmp_path / 'sysconfig-irqbalance'
-    sysconfig.write_text(IRQ)
-    monkeypatch.setattr(perf_profile.irqbalance, 'DEFAULT_PATHS', (str(tmp_path / 'default'), str(sysconfig)))
-    result = run_module(perf_profile, capsys, profile={'cpu': {'reserved': 'auto'}}, topology_root=XEON)
-    assert result['changed'] and result['irqbalance']['path'] == str(sysconfig)
-    assert 'IRQBALANCE_BANNED_CPULIST=1-31,33-63,65-95,97-127\n' in sysconfig.read_text()
+def test_openeuler_sysconfig_file_is_found_below_the_topology_root(capsys, tmp_path):
+    tree = tmp_path / 'tree'
+    shutil.copytree(XEON, str(tree), symlinks=True)
+    (tree / 'etc' / 'sysconfig').mkdir(parents=True)
+    (tree / 'etc' / 'sysconfig' / 'irqbalance').write_text(IRQ)
+    result = run_module(perf_profile, capsys, profile={'cpu': {'reserved': 'auto'}}, topology_root=str(tree),
+                        check_mode=True)
+    assert result['irqbalance']['path'] == str(tree / 'etc' / 'sysconfig' / 'irqbalance')
+    assert result['irqbalance']['changed'] is True and result['reboot_required'] is False
+
+
+def test_write_plans_and_writes_only_the_files_it_names(capsys, node, tmp_path):
+    before = snapshot(str(tmp_path))
+    derived = run(capsys, node, write=[])
+    assert derived['changed'] is False and snapshot(str(tmp_path)) == before
+    assert derived['irqbalance']['path'] is None and derived['hugepages_unit']['path'] is None
+    assert derived['kernel_args'] and derived['reboot_required'] is False
+    irq = run(capsys, node, write=['irqbalance'])
+    assert irq['irqbalance']['changed'] is True and irq['hugepages_unit']['path'] is None
+    assert not os.path.exists(node['unit_path']) and irq['reboot_required'] is False
+    unit = run(capsys, node, write=['hugepages_unit'])
+    assert unit['hugepages_unit']['changed'] is True and unit['irqbalance']['path'] is None
+    assert unit['reboot_required'] is True and os.path.islink(unit['hugepages_unit']['link'])
+    assert run(capsys, node)['changed'] is False
 
 
 def test_a_unit_of_an_earlier_profile_is_left_and_named(capsys, node):

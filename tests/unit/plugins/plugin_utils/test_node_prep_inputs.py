@@ -115,3 +115,21 @@ def test_playbook_booleans():
     assert values['colocation_audit_fail_on_drift'] is True
     values, errors = inputs.playbook_booleans({'colocation_audit_fail_on_drift': 'false', 'colocation_gather_facts': ' '})
     assert errors == [] and values['colocation_audit_fail_on_drift'] is False and values['colocation_gather_facts'] is False
+
+
+def test_the_performance_profile_is_typed_field_by_field():
+    profile = {'cpu': {'reserved': 'auto', 'reserved_cores': '1'}, 'numa': {'topology_policy': 'single-numa-node'},
+               'hugepages': {'default_size': '1G', 'pages': [{'size': '1G', 'count': 4, 'node': 0}]}}
+    values, errors = inputs.parse(OPTIONS, {'node_prep_perf_profile': profile})
+    assert errors == [] and values['node_prep_perf_profile']['cpu'] == {'reserved': 'auto', 'reserved_cores': 1}
+    assert _errors(node_prep_perf_profile={'cpu': {'reserved': 'auto', 'isolate': '2-7'}}) == [
+        "host n1: node_prep_perf_profile={'cpu': {'reserved': 'auto', 'isolate': '2-7'}} has a field cpu "
+        "({'reserved': 'auto', 'isolate': '2-7'}) that has the field isolate, which is not one of balance_isolated, "
+        "isolated, reserved, reserved_cores."]
+    assert _errors(node_prep_perf_profile={'hugepages': {'pages': [{'size': '4M', 'count': 1}]}}) == [
+        "host n1: node_prep_perf_profile={'hugepages': {'pages': [{'size': '4M', 'count': 1}]}} has a field hugepages "
+        "({'pages': [{'size': '4M', 'count': 1}]}) that has a field pages ([{'size': '4M', 'count': 1}]) that has an "
+        "element 0 ({'size': '4M', 'count': 1}) that has a field size ('4M') that is not one of 2M, 1G."]
+    assert 'lacks the field count' in _errors(node_prep_perf_profile={'hugepages': {'pages': [{'size': '2M'}]}})[0]
+    assert 'has a field isolation (\'maybe\') that is not a boolean' in _errors(
+        node_prep_perf_profile={'isolation': 'maybe'})[0]
