@@ -406,9 +406,9 @@ def _irqbalance_plan_labels(plan):
 
 def _irqbalance_report(now, changed, get, settings):
     irq = now.get('irqbalance') or {}
+    notes = [note for note in now.get('notes') or [] if note.startswith('irqbalance')]
     return {'asked': _asked(now, 'irqbalance'), 'config_path': irq.get('path') or '', 'changed': changed,
-            'banned_cpus': irq.get('banned_cpus') or '', 'notes': [n for n in now.get('notes') or []
-                                                                  if n.startswith('irqbalance')]}
+            'banned_cpus': irq.get('banned_cpus') or '', 'notes': notes}
 
 
 def _irqbalance_summary_line(report, settings, get):

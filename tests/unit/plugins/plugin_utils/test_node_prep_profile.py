@@ -137,8 +137,8 @@ def test_without_a_profile_the_concerns_have_no_line():
     variables = {'node_prep__plan': nd.decide(copy.deepcopy(SAME), copy.deepcopy(NODE), SETTINGS, False, 'n1', 's', 1)}
     report = fleet.node_report(variables)
     assert not report['irqbalance']['asked'] and not report['hugepages']['asked']
-    assert not any(line.startswith(('irqbalance', 'huge pages')) for line in fleet.node_summary('n1', report,
-                                                                                                 variables))
+    lines = fleet.node_summary('n1', report, variables)
+    assert not any(line.startswith(('irqbalance', 'huge pages')) for line in lines)
 
 
 def test_irqbalance_not_installed_is_said():
