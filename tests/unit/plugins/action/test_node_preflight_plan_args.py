@@ -35,6 +35,22 @@ def test_a_concern_the_checks_do_not_enable_is_left_out():
     assert 'kernel' not in plan_args(dict(PLAN, kernel=None), checks())
 
 
+def test_a_performance_profile_gives_the_kubelet_settings_and_its_own_concerns():
+    options = {'profile': {'cpu': {'reserved': 'auto'}}, 'topology_root': '/', 'unit_path': '/u.service'}
+    plan = dict(PLAN, irqbalance=options, hugepages=options)
+    settled = dict(checks(), profile={'kubelet': {'cpu_manager_policy': 'static', 'reserved_system_cpus': '0,4',
+                                                  'topology_manager_policy': 'single-numa-node'},
+                                      'irqbalance': True, 'hugepages_unit': False})
+    asked = plan_args(plan, settled)
+    assert asked['kubelet'] == {'state_dir': '/var/lib/kubelet', 'cpu_manager_policy': 'static',
+                                'path': '/var/lib/kubelet/config.yaml', 'reserved_system_cpus': '0,4',
+                                'topology_manager_policy': 'single-numa-node'}
+    # irqbalance planned (isolated CPUs), the unit not (no huge pages on a NUMA node)
+    assert asked['irqbalance'] == options and 'hugepages' not in asked
+    # no profile: neither
+    assert set(plan_args(plan, checks())) == {'kubelet', 'containerd', 'kernel'}
+
+
 def test_the_plan_of_a_real_run_writes_nothing_and_keeps_its_read(tmp_path):
     """The plan runs in check mode also where a module of a concern runs on the node (kernel_cmdline): a real run's
     pre-flight task changes no file, reports ok, and keeps its read for the apply."""

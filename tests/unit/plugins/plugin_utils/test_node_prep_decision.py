@@ -189,8 +189,14 @@ def test_the_apply_writes_each_changing_concern_with_the_options_the_plan_ran_wi
     d = decide(changing(), node=node)
     assert d['config_changing'] is True
     assert d['apply_args'] == {'kubelet': {'path': '/var/lib/kubelet/config.yaml', 'backup': True},
-                               'containerd': None, 'kernel': None}
+                               'containerd': None, 'kernel': None, 'irqbalance': None, 'hugepages': None}
     assert decide(changing(), node=node, backup='no')['apply_args']['kubelet']['backup'] is False
     nothing = decide(node=node)
     assert nothing['config_changing'] is False
-    assert nothing['apply_args'] == {'kubelet': None, 'containerd': None, 'kernel': None}
+    assert nothing['apply_args'] == {'kubelet': None, 'containerd': None, 'kernel': None, 'irqbalance': None,
+                                     'hugepages': None}
+    # a module without a backup option (perf_profile) gets none
+    node['plan_args']['irqbalance'] = {'profile': {'cpu': {'reserved': 'auto'}}}
+    result = changing()
+    result['irqbalance'] = {'changed': True, 'irqbalance': {'path': '/etc/default/irqbalance', 'changed': True}}
+    assert decide(result, node=node)['apply_args']['irqbalance'] == {'profile': {'cpu': {'reserved': 'auto'}}}
