@@ -497,8 +497,6 @@ HUGEPAGES = Concern(
     reboots=True)
 
 
-
-
 # In the order a real run applies them (node_config writes them in this order; the first failure stops it); a
 # check-only concern writes nothing.
 REGISTRY = (KUBELET, CONTAINERD, KERNEL, KOORDLET, IRQBALANCE, HUGEPAGES)

@@ -245,7 +245,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import
 
 def main():
     action_only_main('numaops.colocation.node_config',
-                     dict([(name, dict(type='dict')) for name in node_prep_concerns.names()],
+                     dict([(name, dict(type='dict')) for name in node_prep_concerns.names(node_prep_concerns.applying())],
                           lock=dict(type='dict', options=nodelock.OPTIONS_SPEC),
                           snapshot=dict(type='dict', options=SNAPSHOT_SPEC),
                           keep_read=dict(type='bool', default=False), reuse_read=dict(type='str')))
