@@ -13,6 +13,9 @@ from ansible_collections.numaops.colocation.plugins.module_utils import node_pre
 from ansible_collections.numaops.colocation.plugins.module_utils import preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils import fleet, node_prep_decision as nd
 
+from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test_node_prep_concerns import (
+    SETTINGS as CONCERN_SETTINGS)
+
 HOST = 'node-1'
 CG = '/sys/fs/cgroup'
 SYSTEMD = CG + '/kubepods.slice'
@@ -189,13 +192,8 @@ def test_the_hazard_messages_name_host_file_and_what_to_do():
 
 
 # ------------------------------------------------------------------------------------------- through node_prep
-SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled': True, 'kubelet_service': 'kubelet',
-            'containerd_service': 'containerd', 'drain': True, 'k8s_enabled': True, 'lock_enabled': True,
-            'lock_path': '/l', 'reservations': 'merge', 'node_name': 'node-1', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
-            'proc_meminfo_path': '/proc/meminfo', 'containerd_config_path': '/etc/containerd/config.toml',
-            'backup_dir': '/b', 'kubelet_state_dir': '/var/lib/kubelet',
-            'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
-            'grub_defaults_path': '/etc/default/grub', 'nri_enabled': None, 'backup': True, 'k8s_validate_certs': True}
+# the decision's settings as the registry's tests keep them (every concern's), NRI left alone
+SETTINGS = dict(CONCERN_SETTINGS, nri_enabled=None)
 
 
 def _node(found, features=()):
