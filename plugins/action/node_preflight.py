@@ -41,7 +41,7 @@ def plan_args(plan, checks):
     module_utils/node_prep_concerns.py) and the pre-flight's verdict ``checks``: only the concerns the checks enable
     (the kubelet concern, containerd NRI unless it is left alone, the kernel command line when there are arguments
     to manage, irqbalance and the huge pages unit when the performance profile has them; a concern the role passes
-    as null is not planned), each completed with what the pre-flight settled (the kubelet file found, the
+    as null is not planned), each completed with what the pre-flight settled (the kubelet file found and where its keys go, the
     containerd version and NRI's state, the kernel arguments, the profile's kubelet settings)."""
     typed = checks.get('settings') or {}
     # a performance profile's kubelet settings replace the role's (plugin_utils/node_prep_profile.py)
@@ -53,7 +53,10 @@ def plan_args(plan, checks):
             continue
         if concern.name == 'kubelet':
             if typed.get('kubelet_enabled'):
-                asked['kubelet'] = dict(options, path=checks.get('kubelet_config'), **(profile.get('kubelet') or {}))
+                # the main file or the role's drop-in, as the checks settled (node_prep_concerns.kubelet_target)
+                asked['kubelet'] = dict(options, path=checks.get('kubelet_config'), **dict(
+                    node_prep_concerns.kubelet_target_options(checks.get('kubelet_target')),
+                    **(profile.get('kubelet') or {})))
         elif concern.name == 'containerd':
             if typed.get('nri_enabled') is not None:
                 asked['containerd'] = dict(options, state='enabled' if typed['nri_enabled'] else 'disabled',

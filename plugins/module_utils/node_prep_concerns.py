@@ -39,6 +39,10 @@ def _show(value):
     return str(value)
 
 
+def _no_more(result):
+    return {}
+
+
 def _unique(items):
     seen = []
     for item in items:
@@ -72,6 +76,7 @@ class Concern(object):
     - ``files(settings, plan)``: the files it edits (snapshot, backup, rollback); ``plan`` is its plan result.
     - ``done(settings, result)``: the apply's line once it changed the node (``result``: its apply result).
     - ``plan_entry(result)``: what the fleet plan keeps of its plan result, under ``plan_key``;
+      ``plan_more(result)``: more entries of the fleet plan of a host ({} unless given);
       ``plan_labels(plan)``: the fleet plan's groups of a host from that host's plan.
     - ``report(now, changed, get, settings)``: its section of node_prep_report (``now``: the apply's result, else
       the plan's; ``get(name, default)``: a value of the node's plan, node_prep__plan, or of its run record,
@@ -88,7 +93,7 @@ class Concern(object):
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
                  before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
-                 plan_reads=None, module_args=None):
+                 plan_reads=None, module_args=None, plan_more=None):
         self.name = name
         self.check_only = check_only
         self.judge = judge
@@ -115,12 +120,93 @@ class Concern(object):
         self.drains = drains
         self.reboots = reboots
         self.plan_reads = plan_reads or _nothing
+        self.plan_more = plan_more or _no_more
 
     def __repr__(self):
         return 'Concern(%r)' % self.name
 
 
 # ------------------------------------------------------------------ kubelet: kubelet_config
+# node_prep_kubelet_write_to: where the kubelet concern writes its keys
+WRITE_TO = ('auto', 'main', 'dropin')
+DEFAULT_DROP_IN_NAME = '90-numaops-colocation.conf'
+DEFAULT_UNIT_DROP_IN_NAME = '90-numaops-config-dir.conf'
+# the drop-in directory node_prep_kubelet_enable_config_dir gives a kubelet that has none (under node_prep_root)
+DEFAULT_CONFIG_DIR = '/etc/kubernetes/kubelet.conf.d'
+
+
+def kubelet_target(write_to, given_dir, discovered_dir, enable_config_dir, drop_in_name, unit_dirs, service,
+                   root='', host=''):
+    """Where the kubelet concern writes: the main file or a drop-in of its own, from what is asked
+    (node_prep_kubelet_write_to, node_prep_kubelet_config_dir, node_prep_kubelet_enable_config_dir,
+    node_prep_kubelet_drop_in_name) and the --config-dir the kubelet unit starts the kubelet with
+    (``discovered_dir``, '' when none; under ``root``).
+
+    Returns {write_to ('main' or 'dropin'), config_dir (the drop-in directory kubelet_config merges over the main
+    file, in either mode; '' when the kubelet has none), drop_in_file ('' in main-file mode), unit_drop_in (''
+    unless the unit drop-in that adds --config-dir is asked for), why, errors}."""
+    target = {'write_to': 'main', 'config_dir': '', 'drop_in_file': '', 'unit_drop_in': '', 'why': '', 'errors': []}
+    where = ('node_prep: %s: ' % host) if host else 'node_prep: '
+    if write_to not in WRITE_TO:
+        target['errors'].append('%snode_prep_kubelet_write_to=%r is not one of %s. Nothing was changed.'
+                                % (where, write_to, ', '.join(WRITE_TO)))
+        return target
+    config_dir = (given_dir or discovered_dir or '').rstrip('/') or ''
+    enable = _truthy(enable_config_dir)
+    if write_to == 'main':
+        # the drop-ins there are still merged over the main file: a key of ours that one overrides is refused
+        target.update(config_dir=config_dir, why='node_prep_kubelet_write_to=main')
+        if enable:
+            target['errors'].append('%snode_prep_kubelet_enable_config_dir=true needs node_prep_kubelet_write_to='
+                                    'dropin or auto (the drop-in directory is for the drop-in node_prep writes). '
+                                    'Nothing was changed.' % where)
+        return target
+    if not config_dir and enable:
+        config_dir = (root or '').rstrip('/') + DEFAULT_CONFIG_DIR
+    if not config_dir:
+        if write_to == 'auto':
+            target['why'] = 'node_prep_kubelet_write_to=auto: the kubelet runs without --config-dir'
+            return target
+        target['errors'].append(
+            '%snode_prep_kubelet_write_to=dropin: the kubelet runs without a drop-in directory (no --config-dir in '
+            'its unit, its drop-ins or environment files) and node_prep_kubelet_config_dir is empty. Set '
+            'node_prep_kubelet_enable_config_dir=true (kubelet 1.30 or later, node_prep_kubelet_version) to give it '
+            'one, node_prep_kubelet_config_dir to the directory it reads, or node_prep_kubelet_write_to=main. '
+            'Nothing was changed.' % where)
+        return target
+    name = drop_in_name or DEFAULT_DROP_IN_NAME
+    if '/' in name or not name.endswith('.conf') or name.startswith('.'):
+        target['errors'].append('%snode_prep_kubelet_drop_in_name=%r is not a file name ending in .conf (the kubelet '
+                                'reads only those from its drop-in directory). Nothing was changed.' % (where, name))
+        return target
+    target.update(write_to='dropin', config_dir=config_dir, drop_in_file=config_dir + '/' + name)
+    if enable and unit_dirs:
+        unit = service if service.endswith('.service') else service + '.service'
+        target['unit_drop_in'] = '%s/%s.d/%s' % (unit_dirs[0].rstrip('/'), unit, DEFAULT_UNIT_DROP_IN_NAME)
+    if write_to == 'dropin':
+        target['why'] = 'node_prep_kubelet_write_to=dropin'
+    elif discovered_dir and not given_dir:
+        target['why'] = 'node_prep_kubelet_write_to=auto: the kubelet runs with --config-dir=%s' % discovered_dir
+    else:
+        target['why'] = 'node_prep_kubelet_write_to=auto: node_prep_kubelet_config_dir=%s' % (
+            given_dir or config_dir)
+    return target
+
+
+def kubelet_target_options(target):
+    """kubelet_config's options for where it writes, from kubelet_target()'s answer ({} when there is none)."""
+    if not target:
+        return {}
+    options = {'write_to': target['write_to']}
+    if target.get('config_dir'):
+        options['config_dir'] = target['config_dir']
+    if target.get('drop_in_file'):
+        options['drop_in_name'] = target['drop_in_file'].rsplit('/', 1)[-1]
+    if target.get('unit_drop_in'):
+        options['enable_config_dir'] = True
+    return options
+
+
 def _kubelet_enabled(settings):
     return _truthy(settings['kubelet_enabled'])
 
@@ -135,18 +221,40 @@ def _kubelet_reads(settings):
 
 
 def _kubelet_plan_reads(options):
-    return ([options['path']] if options.get('path') else []) + _checkpoints(options['state_dir'])
+    # in drop-in mode the role's drop-in too (the unit drop-in is read with the unit files by kubelet_config)
+    dropin = ([options['config_dir'].rstrip('/') + '/' + options.get('drop_in_name', DEFAULT_DROP_IN_NAME)]
+              if options.get('write_to') == 'dropin' and options.get('config_dir') else [])
+    return ([options['path']] if options.get('path') else []) + dropin + _checkpoints(options['state_dir'])
+
+
+def _dropin(plan):
+    """The kubelet plan's drop-in files ({} in main-file mode): drop_in_file, unit_drop_in."""
+    plan = plan or {}
+    if not plan.get('drop_in_file'):
+        return {}
+    return {'drop_in_file': plan['drop_in_file'], 'unit_drop_in': plan.get('unit_drop_in') or ''}
 
 
 def _kubelet_files(settings, plan):
-    return [settings['kubelet_config']] + _kubelet_reads(settings)
+    dropin = _dropin(plan)
+    if not dropin:
+        return [settings['kubelet_config']] + _kubelet_reads(settings)
+    # the main file is only read in drop-in mode; a drop-in that did not exist is removed by a rollback
+    return ([dropin['drop_in_file']] + ([dropin['unit_drop_in']] if dropin['unit_drop_in'] else [])
+            + _kubelet_reads(settings))
 
 
 def _kubelet_done(settings, result):
     removed = result.get('state_files_removed') or []
-    return 'kubelet config %s changed (%s)%s' % (
-        settings['kubelet_config'], ', '.join(result.get('changed_fields') or []),
-        (', removed ' + ', '.join(removed)) if removed else '')
+    written = result.get('drop_in_file')
+    line = 'kubelet %s %s changed (%s)%s' % (
+        'drop-in' if written else 'config', written or settings['kubelet_config'],
+        ', '.join(result.get('changed_fields') or []), (', removed ' + ', '.join(removed)) if removed else '')
+    if written:
+        line += ', main file %s left as it is' % settings['kubelet_config']
+    if result.get('daemon_reload_required'):
+        line += ', unit drop-in %s written (--config-dir)' % result.get('unit_drop_in')
+    return line
 
 
 def _kubelet_plan_entry(result):
@@ -155,33 +263,66 @@ def _kubelet_plan_entry(result):
     return dict((key, [previous.get(key), config.get(key)]) for key in (result.get('changed_fields') or []))
 
 
+def _kubelet_plan_more(result):
+    dropin = _dropin(result)
+    return {'kubelet_drop_in': dropin} if dropin else {}
+
+
 def _kubelet_plan_labels(plan):
     changes = plan.get('kubelet_changes') or {}
-    labels = ['kubelet %s %s->%s' % (key, _show(changes[key][0]), _show(changes[key][1])) for key in sorted(changes)]
+    dropin = plan.get('kubelet_drop_in') or {}
+    name = ('kubelet drop-in ' + dropin['drop_in_file'].rsplit('/', 1)[-1]) if dropin else 'kubelet'
+    labels = ['%s %s %s->%s' % (name, key, _show(changes[key][0]), _show(changes[key][1])) for key in sorted(changes)]
+    if dropin.get('unit_drop_in') and changes:
+        labels.append('kubelet unit drop-in (--config-dir)')
     return labels + ['REMOVES %s' % entry for entry in plan.get('removed') or []]
 
 
 def _kubelet_report(now, changed, get, settings):
-    return {'config_path': get('kubelet_config', ''),
-            'changed': changed,
-            'changed_fields': list(now.get('changed_fields') or []),
-            'state_files_removed': list(now.get('state_files_removed') or []),
-            'reservations_removed': list(now.get('reservations_removed') or [])}
+    report = {'config_path': get('kubelet_config', ''),
+              'changed': changed,
+              'changed_fields': list(now.get('changed_fields') or []),
+              'state_files_removed': list(now.get('state_files_removed') or []),
+              'reservations_removed': list(now.get('reservations_removed') or [])}
+    if now.get('drop_in_file'):
+        # drop-in mode: the keys are in the role's drop-in, the main file (config_path) is left as it is
+        report.update(drop_in_file=now['drop_in_file'], unit_drop_in=now.get('unit_drop_in') or '',
+                      drop_in_removed=list(now.get('drop_in_removed') or []))
+    if now.get('drop_in_overrides'):
+        report['drop_in_overrides'] = list(now['drop_in_overrides'])
+    configz = get('configz', None)
+    if configz:
+        report['configz'] = configz
+    return report
 
 
 def _kubelet_summary_line(report, settings, get):
     kubelet = report['kubelet']
-    line = 'kubelet %s: %s' % (kubelet['config_path'], ('changed ' + ', '.join(kubelet['changed_fields']))
+    where = kubelet['config_path']
+    if kubelet.get('drop_in_file'):
+        where = '%s (drop-in over %s)' % (kubelet['drop_in_file'], kubelet['config_path'])
+    line = 'kubelet %s: %s' % (where, ('changed ' + ', '.join(kubelet['changed_fields']))
                                if kubelet['changed'] else 'ok')
+    if kubelet.get('unit_drop_in') and kubelet['changed']:
+        line += ', --config-dir through %s' % kubelet['unit_drop_in']
     if kubelet['reservations_removed']:
         line += ' - REMOVED reservations %s (node_prep_reservations=%s)' % (
             ', '.join(kubelet['reservations_removed']), settings.get('reservations', ''))
+    for item in kubelet.get('drop_in_removed') or []:
+        line += ' - REMOVED %s from %s (the kubelet runs %s)' % (
+            item.get('key'), kubelet['drop_in_file'], 'its default' if item.get('effective') is None
+            else '%s from %s' % (_show(item['effective']), item.get('from')))
     return line
 
 
 def _kubelet_parts(report):
-    fields = (report.get('kubelet') or {}).get('changed_fields') or []
-    return ['kubelet ' + ', '.join(fields)] if fields else []
+    kubelet = report.get('kubelet') or {}
+    fields = kubelet.get('changed_fields') or []
+    if not fields:
+        return []
+    name = ('kubelet drop-in ' + kubelet['drop_in_file'].rsplit('/', 1)[-1]) if kubelet.get('drop_in_file') \
+        else 'kubelet'
+    return ['%s %s' % (name, ', '.join(fields))]
 
 
 KUBELET = Concern(
@@ -190,8 +331,8 @@ KUBELET = Concern(
     plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
     drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
-    verify='the kubelet /healthz answers and the kubelet reads the written configuration', drains=True,
-    plan_reads=_kubelet_plan_reads)
+    verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
+    drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more)
 
 
 # ------------------------------------------------------------------ containerd: containerd_nri

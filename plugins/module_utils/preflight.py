@@ -14,7 +14,7 @@ import json
 import posixpath
 import re
 
-from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, node_prep_concerns, systemd_unit
 
 _CONTAINERD_VERSION_RE = re.compile(r'\bv?([0-9]+\.[0-9]+(\.[0-9]+)?)')
 
@@ -72,21 +72,26 @@ def choose_kubelet_config(given, unit_texts, env_texts, unit_dirs, service, root
 
     ``given``: node_prep_kubelet_config_path ('' when not set); ``unit_texts``/``env_texts``: {path: text} of the
     unit files, drop-ins and environment files read; ``existing_candidates``: the kubeadm/kubespray default
-    locations that exist, in order. Returns {path, source, unit, drop_ins}.
+    locations that exist, in order. Returns {path, source, unit, drop_ins, config_dir}: ``config_dir`` is the
+    kubelet's drop-in directory, its --config-dir under ``root`` ('' when it has none, or when the unit was not
+    read because ``given`` names the file).
     """
     if given:
-        return {'path': given, 'source': 'node_prep_kubelet_config_path', 'unit': None, 'drop_ins': []}
+        return {'path': given, 'source': 'node_prep_kubelet_config_path', 'unit': None, 'drop_ins': [],
+                'config_dir': ''}
     texts = dict(unit_texts)
     texts.update(env_texts)
     found = systemd_unit.kubelet_config_path(texts, list(unit_dirs), service, dict(env_texts), root)
+    config_dir = ((root or '') + found['config_dir']) if found['config_dir'] else ''
     if found['config']:
         return {'path': (root or '') + found['config'],
                 'source': 'the effective ExecStart of %s (--config)' % ', '.join([found['unit']] + found['drop_ins']),
-                'unit': found['unit'], 'drop_ins': found['drop_ins']}
+                'unit': found['unit'], 'drop_ins': found['drop_ins'], 'config_dir': config_dir}
     if existing_candidates:
         return {'path': existing_candidates[0], 'source': 'the kubeadm/kubespray default location',
-                'unit': found['unit'], 'drop_ins': found['drop_ins']}
-    return {'path': '', 'source': 'nowhere', 'unit': found['unit'], 'drop_ins': found['drop_ins']}
+                'unit': found['unit'], 'drop_ins': found['drop_ins'], 'config_dir': config_dir}
+    return {'path': '', 'source': 'nowhere', 'unit': found['unit'], 'drop_ins': found['drop_ins'],
+            'config_dir': config_dir}
 
 
 def cgroup_controllers(text):
@@ -112,6 +117,8 @@ CHECKS_DEFAULTS = {
     'cgroup_root': '/sys/fs/cgroup', 'proc_cmdline_path': '/proc/cmdline', 'sysfs_cpu_dir': '/sys/devices/system/cpu',
     'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
     'lock_enabled': True, 'koordlet_features': [], 'koordlet_nri_socket': '/var/run/nri/nri.sock',
+    'kubelet_write_to': 'auto', 'kubelet_config_dir': '', 'kubelet_enable_config_dir': False,
+    'kubelet_drop_in_name': node_prep_concerns.DEFAULT_DROP_IN_NAME, 'root': '',
 }
 
 # The booleans of what is asked, as checks() returns them typed (``settings``): what the role's tasks read after
@@ -316,7 +323,8 @@ def checks(node, asked, host):
     or variable, the value and what is allowed.
 
     Returns {kernel_args, mem_sampling_wanted, cgroup_v2_memory (None: not checked), cgroup_v2_args,
-    cgroup_v2_after_reboot, containerd_version, kubelet_config, settings (the booleans asked, typed), notes,
+    cgroup_v2_after_reboot, containerd_version, kubelet_config, kubelet_target (where the kubelet keys are written),
+    settings (the booleans asked, typed), notes,
     errors}."""
     problem = unknown_checks_keys(asked)
     if problem:
@@ -371,8 +379,8 @@ def checks(node, asked, host):
     if not truthy(asked['k8s_enabled']):
         notes.append('The Kubernetes API is not used (node_prep_k8s_enabled is false; it is true by default when '
                      'node_prep_k8s_kubeconfig/node_prep_k8s_host or K8S_AUTH_KUBECONFIG/K8S_AUTH_HOST on the '
-                     'controller is set): %s will NOT be cordoned/drained before a kubelet change, and Node Ready is '
-                     'not checked (only /healthz).' % asked['node_name'])
+                     'controller is set): %s will NOT be cordoned/drained before a kubelet change, and neither Node '
+                     'Ready nor the kubelet\'s /configz is checked (only /healthz).' % asked['node_name'])
 
     errors = []
     if unknown and not allow_unknown:
@@ -395,6 +403,11 @@ def checks(node, asked, host):
         errors.append(_containerd_message(host, asked, node, containerd_found))
     if kubelet_on and not (kubelet_read.get('config_path') and kubelet_read.get('exists')):
         errors.append(_kubelet_message(host, asked, node))
+    target = node_prep_concerns.kubelet_target(
+        asked['kubelet_write_to'], asked['kubelet_config_dir'] or '', kubelet_read.get('config_dir') or '',
+        asked['kubelet_enable_config_dir'], asked['kubelet_drop_in_name'], list(asked['kubelet_unit_dirs'] or []),
+        asked['kubelet_service'], asked['root'] or '', host) if kubelet_on else {}
+    errors.extend(target.get('errors') or [])
     if (kubelet_on and str(cpus or '') and cpus != 'auto'
             and not (online is not None and wanted is not None and not _missing(wanted, online))):
         errors.append(_cpus_message(host, asked, node, wanted, online))
@@ -421,6 +434,8 @@ def checks(node, asked, host):
         'cgroup_v2_after_reboot': v2_after_reboot,
         'containerd_version': containerd_found if asked['nri_enabled'] is not None else '',
         'kubelet_config': kubelet_read.get('config_path') or '',
+        # where the kubelet concern writes (node_prep_concerns.kubelet_target; {} without the kubelet concern)
+        'kubelet_target': dict((k, v) for k, v in target.items() if k != 'errors'),
         'settings': settings(asked),
         'notes': notes,
         'errors': errors,

@@ -153,7 +153,8 @@ options:
         C(kubelet_service), C(kubelet_unit_dirs), C(kubelet_env_files), C(kubelet_config_candidates),
         C(reserved_system_cpus), C(reserved_memory), C(k8s_enabled), C(node_name), C(cgroup_root),
         C(proc_cmdline_path), C(sysfs_cpu_dir), C(sysfs_node_dir), C(lock_enabled), C(koordlet_features),
-        C(koordlet_nri_socket); C(facts) (the gathered C(distribution),
+        C(koordlet_nri_socket), C(kubelet_write_to), C(kubelet_config_dir), C(kubelet_enable_config_dir),
+        C(kubelet_drop_in_name), C(root); C(facts) (the gathered C(distribution),
         C(distribution_version), C(distribution_release) and C(architecture), when there are any; else
         C(/etc/os-release) and C(uname) are used); C(unknown) (sentences naming collection variables nothing reads)
         and C(allow_unknown) (C(colocation_allow_unknown_variables)); C(invalid) (sentences naming role variables
@@ -241,7 +242,9 @@ containerd:
 kubelet:
   description:
     - C(config_path) (V('') when none was found), C(source) (why that file), C(exists), C(unit), C(drop_ins) (the
-      files whose C(ExecStart=) was used) and C(read) (every unit, drop-in and environment file read).
+      files whose C(ExecStart=) was used), C(config_dir) (the kubelet's drop-in directory, its C(--config-dir) under
+      O(root); V('') when it has none or O(kubelet_config_path) is set) and C(read) (every unit, drop-in and
+      environment file read).
   returned: always
   type: dict
   sample:
@@ -283,7 +286,9 @@ checks:
       is off), C(cgroup_v2_args), C(cgroup_v2_after_reboot) (cgroup v2 comes with this run's reboot),
       C(containerd_version) (given or read; V('') when containerd is left alone), C(kubelet_config) (the file
       found), C(koordlet) (per koordlet feature asked, whether koordlet can do it here, and the QoS-class
-      cgroups with C(cpu.idle) at 1) and C(settings) (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
+      cgroups with C(cpu.idle) at 1), C(kubelet_target) (where the kubelet keys go - C(write_to) V(main) or V(dropin),
+      C(config_dir), C(drop_in_file), C(unit_drop_in) and C(why); V({}) without C(kubelet_enabled)) and C(settings)
+      (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
       C(k8s_enabled), C(manage_services), C(reboot_allowed) as V(true) or V(false), C(nri_enabled) also V(null)).
   returned: when O(checks) is given and the read succeeded
   type: dict
@@ -297,6 +302,12 @@ checks:
     cgroup_v2_after_reboot: false
     containerd_version: 1.7.24
     kubelet_config: /var/lib/kubelet/config.yaml
+    kubelet_target:
+      write_to: dropin
+      config_dir: /etc/kubernetes/kubelet.conf.d
+      drop_in_file: /etc/kubernetes/kubelet.conf.d/90-numaops-colocation.conf
+      unit_drop_in: ''
+      why: 'node_prep_kubelet_write_to=auto: the kubelet runs with --config-dir=/etc/kubernetes/kubelet.conf.d'
 plan:
   description:
     - The result of M(numaops.colocation.node_config) in check mode (its C(kubelet), C(containerd), C(kernel),
@@ -496,6 +507,7 @@ def kubelet_facts(module, params):
         'exists': bool(chosen['path']) and os.path.exists(chosen['path']),
         'unit': chosen['unit'],
         'drop_ins': chosen['drop_ins'],
+        'config_dir': chosen['config_dir'],
         'read': read,
     }
 

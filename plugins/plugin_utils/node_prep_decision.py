@@ -25,7 +25,7 @@ from ansible_collections.numaops.colocation.plugins.module_utils.preflight impor
 # own (node_prep_concerns.settings_of) come on top.
 OWN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'drain', 'k8s_enabled', 'lock_enabled',
                 'lock_path', 'reservations', 'node_name', 'sysfs_cpu_dir', 'proc_meminfo_path',
-                'containerd_config_path', 'backup_dir', 'backup', 'k8s_validate_certs')
+                'containerd_config_path', 'backup_dir', 'backup', 'k8s_validate_certs', 'kubelet_configz')
 # The settings that are booleans: the plan carries them as true or false (the pre-flight refused any other value),
 # and the tasks read them from there. node_prep_nri_enabled is a boolean or null (NRI left alone).
 BOOLEAN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'drain', 'k8s_enabled', 'lock_enabled',
@@ -43,6 +43,28 @@ def applied(result, plan, run, concerns=node_prep_concerns.REGISTRY):
     run['done'] = list(run.get('done') or []) + node_prep_concerns.done_lines(
         result, changing, plan.get('settings') or {}, concerns)
     return run
+
+
+CONFIGZ_MODES = ('required', 'if_reachable', 'off')
+
+
+def configz_plan(settings, kubelet_applied, k8s, manage):
+    """Whether the apply reads the kubelet's /configz after the restart (node_prep_kubelet_configz):
+    {read, required, line} - ``line`` says why it is not read; {} when the kubelet does not change."""
+    if not kubelet_applied:
+        return {}
+    mode = settings['kubelet_configz']
+    if mode not in CONFIGZ_MODES:
+        raise ValueError('node_prep decision: kubelet_configz %r is not one of %s' % (mode, ', '.join(CONFIGZ_MODES)))
+    why = ''
+    if mode == 'off':
+        why = 'node_prep_kubelet_configz=off'
+    elif not k8s:
+        why = 'the Kubernetes API is not used (node_prep_k8s_enabled=false), and it is read through its node proxy'
+    elif not manage:
+        why = 'this run does not restart the kubelet (node_prep_manage_services=false)'
+    return {'read': not why, 'required': mode == 'required',
+            'line': ('NOT read: ' + why) if why else 'read after the restart'}
 
 
 def settings_names(concerns=node_prep_concerns.REGISTRY):
@@ -119,6 +141,11 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     if not manage and applying:
         skipped_restarts = unique([settings[c.service_setting] for c in concerns
                                    if c.service_setting and changing[c.name]])
+    configz = configz_plan(settings, changing.get('kubelet') and applying, k8s, manage)
+    if configz and not configz['read'] and k8s:
+        # (without the API, the pre-flight's note says it)
+        notes.append('The kubelet configuration of %s is not confirmed by its /configz after the restart: %s.'
+                     % (settings['node_name'], configz['line'][len('NOT read: '):]))
     typed = dict(settings, kubelet_config=checks.get('kubelet_config'), kernel_args=checks.get('kernel_args'))
     for name in BOOLEAN_SETTINGS:
         typed[name] = truthy(settings[name])
@@ -145,6 +172,9 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         'cgroup_v2_args': checks.get('cgroup_v2_args'),
         'cgroup_v2_after_reboot': checks.get('cgroup_v2_after_reboot'),
         'kubelet_config': checks.get('kubelet_config'),
+        # the kubelet's /configz after the restart: whether it is read, whether a failure to read it fails the
+        # host, and the report's line until it is read ({} when the kubelet does not change in a real run)
+        'configz': configz,
         'reboot': will_reboot,
         'work_needed': work,
         # playbooks/node_prep.yml: the nodes that go through its batches (a real run with work to do)
@@ -186,6 +216,7 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
         if entry is not None or not concern.check_only:
             # a check-only concern with nothing to say is not in the host's plan
             plan[concern.plan_key] = entry
+        plan.update(concern.plan_more(plans[concern.name]))
     # the plan of this host, for the fleet plan of playbooks/node_prep.yml (node_prep_plan)
     decision['plan'] = plan
     return decision

@@ -67,7 +67,18 @@ def test_unit_files_keeps_the_unit_and_conf_drop_ins_only():
 def test_choose_kubelet_config_given_wins():
     chosen = preflight.choose_kubelet_config('/x/config.yaml', {}, {}, UNIT_DIRS, 'kubelet', '/r', ['/r/c.yaml'])
     assert chosen == {'path': '/x/config.yaml', 'source': 'node_prep_kubelet_config_path', 'unit': None,
-                      'drop_ins': []}
+                      'drop_ins': [], 'config_dir': ''}
+
+
+def test_choose_kubelet_config_finds_the_drop_in_directory_of_the_unit():
+    units = {'/r/usr/lib/systemd/system/kubelet.service': (
+        '[Service]\nExecStart=/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml '
+        '--config-dir=/etc/kubernetes/kubelet.conf.d\n')}
+    chosen = preflight.choose_kubelet_config('', units, {}, UNIT_DIRS, 'kubelet', '/r', [])
+    assert chosen['path'] == '/r/var/lib/kubelet/config.yaml'
+    assert chosen['config_dir'] == '/r/etc/kubernetes/kubelet.conf.d'
+    units = {'/r/usr/lib/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet\n'}
+    assert preflight.choose_kubelet_config('', units, {}, UNIT_DIRS, 'kubelet', '/r', ['/r/c.yaml'])['config_dir'] == ''
 
 
 def test_choose_kubelet_config_from_the_effective_exec_start_with_the_environment_file():

@@ -66,10 +66,68 @@ def test_a_node_that_fits():
         'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
         'cgroup_v2_after_reboot': False, 'containerd_version': '1.7.24',
         'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': [], 'errors': [],
+        'kubelet_target': {'write_to': 'main', 'config_dir': '', 'drop_in_file': '', 'unit_drop_in': '',
+                           'why': 'node_prep_kubelet_write_to=auto: the kubelet runs without --config-dir'},
         'settings': {'kubelet_enabled': True, 'memory_qos_enabled': False, 'lock_enabled': True, 'k8s_enabled': True,
                      'manage_services': True, 'reboot_allowed': False, 'nri_enabled': True},
         'koordlet': {'features': [], 'hazard': [], 'warnings': [], 'notes': []},
     }
+
+
+def _with_config_dir(config_dir):
+    return {'kubelet': {'config_path': '/var/lib/kubelet/config.yaml', 'exists': True, 'config_dir': config_dir}}
+
+
+def test_auto_writes_a_drop_in_where_the_kubelet_reads_a_drop_in_directory():
+    node = copy.deepcopy(NODE)
+    node.update(_with_config_dir('/etc/kubernetes/kubelet.conf.d'))
+    target = run(node)['kubelet_target']
+    assert target == {'write_to': 'dropin', 'config_dir': '/etc/kubernetes/kubelet.conf.d',
+                      'drop_in_file': '/etc/kubernetes/kubelet.conf.d/90-numaops-colocation.conf', 'unit_drop_in': '',
+                      'why': 'node_prep_kubelet_write_to=auto: the kubelet runs with '
+                             '--config-dir=/etc/kubernetes/kubelet.conf.d'}
+    # main: the main file, the drop-ins still merged over it (a key of ours they override is refused)
+    target = run(node, kubelet_write_to='main')['kubelet_target']
+    assert (target['write_to'], target['config_dir'], target['drop_in_file']) == (
+        'main', '/etc/kubernetes/kubelet.conf.d', '')
+
+
+def test_a_drop_in_without_a_drop_in_directory_is_refused_unless_one_is_enabled():
+    checks = run(kubelet_write_to='dropin')
+    assert checks['kubelet_target']['write_to'] == 'main'
+    assert checks['errors'] == [
+        'node_prep: %s: node_prep_kubelet_write_to=dropin: the kubelet runs without a drop-in directory (no '
+        '--config-dir in its unit, its drop-ins or environment files) and node_prep_kubelet_config_dir is empty. Set '
+        'node_prep_kubelet_enable_config_dir=true (kubelet 1.30 or later, node_prep_kubelet_version) to give it one, '
+        'node_prep_kubelet_config_dir to the directory it reads, or node_prep_kubelet_write_to=main. Nothing was '
+        'changed.' % HOST]
+    target = run(kubelet_write_to='auto', kubelet_enable_config_dir=True, root='/r')['kubelet_target']
+    assert target == {'write_to': 'dropin', 'config_dir': '/r/etc/kubernetes/kubelet.conf.d',
+                      'drop_in_file': '/r/etc/kubernetes/kubelet.conf.d/90-numaops-colocation.conf',
+                      'unit_drop_in': '/etc/systemd/system/kubelet.service.d/90-numaops-config-dir.conf',
+                      'why': 'node_prep_kubelet_write_to=auto: node_prep_kubelet_config_dir='
+                             '/r/etc/kubernetes/kubelet.conf.d'}
+    target = run(kubelet_write_to='dropin', kubelet_config_dir='/d/', kubelet_drop_in_name='50-x.conf')['kubelet_target']
+    assert (target['config_dir'], target['drop_in_file'], target['why']) == (
+        '/d', '/d/50-x.conf', 'node_prep_kubelet_write_to=dropin')
+
+
+@pytest.mark.parametrize('asked, fragment', [
+    ({'kubelet_write_to': 'dropin', 'kubelet_config_dir': '/d', 'kubelet_drop_in_name': '../x.conf'},
+     "node_prep_kubelet_drop_in_name='../x.conf' is not a file name ending in .conf"),
+    ({'kubelet_write_to': 'dropin', 'kubelet_config_dir': '/d', 'kubelet_drop_in_name': 'x.yaml'},
+     "node_prep_kubelet_drop_in_name='x.yaml' is not a file name ending in .conf"),
+    ({'kubelet_write_to': 'main', 'kubelet_enable_config_dir': True},
+     'node_prep_kubelet_enable_config_dir=true needs node_prep_kubelet_write_to=dropin or auto'),
+    ({'kubelet_write_to': 'both'}, "node_prep_kubelet_write_to='both' is not one of auto, main, dropin"),
+])
+def test_drop_in_choices_that_cannot_be_refused_naming_the_variable(asked, fragment):
+    errors = run(**asked)['errors']
+    assert len(errors) == 1 and fragment in errors[0] and errors[0].endswith('Nothing was changed.')
+
+
+def test_no_kubelet_target_without_the_kubelet_concern():
+    assert run(kubelet_enabled=False, kubelet_write_to='dropin')['kubelet_target'] == {}
 
 
 def test_the_settings_asked_come_back_typed_and_decide_what_is_read():
@@ -373,8 +431,8 @@ def test_without_the_kubernetes_api_the_run_says_so():
     notes = run(k8s_enabled=False, node_name='worker-7', mem_sampling='disabled')['notes']
     assert notes == ['The Kubernetes API is not used (node_prep_k8s_enabled is false; it is true by default when '
                      'node_prep_k8s_kubeconfig/node_prep_k8s_host or K8S_AUTH_KUBECONFIG/K8S_AUTH_HOST on the '
-                     'controller is set): worker-7 will NOT be cordoned/drained before a kubelet change, and Node '
-                     'Ready is not checked (only /healthz).']
+                     'controller is set): worker-7 will NOT be cordoned/drained before a kubelet change, and neither '
+                     'Node Ready nor the kubelet\'s /configz is checked (only /healthz).']
 
 
 def test_every_problem_is_named_at_once_in_order():

@@ -18,7 +18,8 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'backup_dir': '/var/backups/numaops-colocation', 'kubelet_state_dir': '/var/lib/kubelet',
             'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
             'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
-            'k8s_validate_certs': 'yes', 'irqbalance_service': 'irqbalance'}
+            'k8s_validate_certs': 'yes', 'irqbalance_service': 'irqbalance',
+            'kubelet_configz': 'if_reachable'}
 CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
           'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
           'errors': []}
@@ -84,7 +85,7 @@ def test_unmanaged_services_are_named_and_no_drain_is_a_note():
     result['containerd'] = {'changed': True}
     d = decide(result, manage_services='false', drain=False, kubelet_service='kubelet.service')
     assert d['skipped_restarts'] == ['kubelet.service', 'containerd']
-    assert d['notes'][-1] == 'node-1 is NOT drained before the kubelet change: node_prep_drain is false.'
+    assert 'node-1 is NOT drained before the kubelet change: node_prep_drain is false.' in d['notes']
     assert decide(result, drain=False, k8s_enabled=False)['notes'] == ['a note.']
 
 
