@@ -82,7 +82,11 @@ def choose_kubelet_config(given, unit_texts, env_texts, unit_dirs, service, root
     texts = dict(unit_texts)
     texts.update(env_texts)
     found = systemd_unit.kubelet_config_path(texts, list(unit_dirs), service, dict(env_texts), root)
-    config_dir = ((root or '') + found['config_dir']) if found['config_dir'] else ''
+    config_dir = found['config_dir']
+    # a --config-dir already under ``root`` (written there by kubelet_config's enable_config_dir in a sandbox tree)
+    # is taken as it is
+    if config_dir and root and not config_dir.startswith(root.rstrip('/') + '/'):
+        config_dir = root + config_dir
     if found['config']:
         return {'path': (root or '') + found['config'],
                 'source': 'the effective ExecStart of %s (--config)' % ', '.join([found['unit']] + found['drop_ins']),

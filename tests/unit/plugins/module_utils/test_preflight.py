@@ -79,6 +79,9 @@ def test_choose_kubelet_config_finds_the_drop_in_directory_of_the_unit():
     assert chosen['config_dir'] == '/r/etc/kubernetes/kubelet.conf.d'
     units = {'/r/usr/lib/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet\n'}
     assert preflight.choose_kubelet_config('', units, {}, UNIT_DIRS, 'kubelet', '/r', ['/r/c.yaml'])['config_dir'] == ''
+    # written under the root already (kubelet_config's enable_config_dir in a sandbox tree): taken as it is
+    units = {'/r/usr/lib/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --config-dir=/r/d\n'}
+    assert preflight.choose_kubelet_config('', units, {}, UNIT_DIRS, 'kubelet', '/r', ['/r/c.yaml'])['config_dir'] == '/r/d'
 
 
 def test_choose_kubelet_config_from_the_effective_exec_start_with_the_environment_file():
