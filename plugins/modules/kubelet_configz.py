@@ -21,18 +21,23 @@ description:
   - When C(/configz) cannot be read (the API server cannot reach the kubelet's port, the credentials may not use the
     node proxy, the kubelet does not serve it), the task fails with O(required), and otherwise returns
     RV(reachable)=V(false) with a warning naming why.
-  - Runs where the Kubernetes API is reachable (the controller, C(delegate_to: localhost)); it changes nothing.
+  - "Runs where the Kubernetes API is reachable (the controller, C(delegate_to: localhost)); it changes nothing."
   - Used by the M(numaops.colocation.node_prep) role after it restarted the kubelet (O(expected) is the
     RV(numaops.colocation.kubelet_config#module:effective_config) of its write).
-author: numaops.colocation contributors
+author:
+  - numaops.colocation developers (@numaops)
 requirements:
   - kubernetes (the Python client, as for kubernetes.core)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
     details: It only reads; in check mode it reads as well.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 options:
   node_name:
     description: The Node whose kubelet is asked.
