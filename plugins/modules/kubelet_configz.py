@@ -56,11 +56,11 @@ options:
     description: How many times to ask before C(/configz) counts as unreadable (the node proxy can fail for a few
       seconds after the kubelet restarted).
     type: int
-    default: 3
+    default: 2
   delay:
     description: Seconds between two attempts.
     type: int
-    default: 5
+    default: 3
   kubeconfig:
     description: The kubeconfig file (else C(K8S_AUTH_KUBECONFIG), C(KUBECONFIG), C(~/.kube/config)).
     type: path
@@ -89,7 +89,7 @@ options:
   request_timeout:
     description: Seconds one request may take.
     type: int
-    default: 10
+    default: 5
 '''
 
 EXAMPLES = r'''
@@ -200,8 +200,8 @@ def main():
             node_name=dict(type='str', required=True),
             expected=dict(type='dict', required=True),
             required=dict(type='bool', default=True),
-            attempts=dict(type='int', default=3),
-            delay=dict(type='int', default=5),
+            attempts=dict(type='int', default=2),
+            delay=dict(type='int', default=3),
             kubeconfig=dict(type='path'),
             context=dict(type='str'),
             host=dict(type='str'),
@@ -210,7 +210,7 @@ def main():
             ca_cert=dict(type='path'),
             client_cert=dict(type='path'),
             client_key=dict(type='path', no_log=False),
-            request_timeout=dict(type='int', default=10),
+            request_timeout=dict(type='int', default=5),
         ),
         supports_check_mode=True,
     )
