@@ -123,6 +123,11 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
 
     removed = list(kubelet.get('reservations_removed') or [])
     notes = list(checks.get('notes') or [])
+    configz = configz_plan(settings, changing.get('kubelet') and applying, k8s, manage)
+    if configz and not configz['read'] and k8s:
+        # (without the API, the pre-flight's note says it)
+        notes.append('The kubelet configuration of %s is not confirmed by its /configz after the restart: %s.'
+                     % (settings['node_name'], configz['line'][len('NOT read: '):]))
     judged_errors = []
     for concern in concerns:
         if concern.judge is not None:
@@ -141,11 +146,6 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     if not manage and applying:
         skipped_restarts = unique([settings[c.service_setting] for c in concerns
                                    if c.service_setting and changing[c.name]])
-    configz = configz_plan(settings, changing.get('kubelet') and applying, k8s, manage)
-    if configz and not configz['read'] and k8s:
-        # (without the API, the pre-flight's note says it)
-        notes.append('The kubelet configuration of %s is not confirmed by its /configz after the restart: %s.'
-                     % (settings['node_name'], configz['line'][len('NOT read: '):]))
     typed = dict(settings, kubelet_config=checks.get('kubelet_config'), kernel_args=checks.get('kernel_args'))
     for name in BOOLEAN_SETTINGS:
         typed[name] = truthy(settings[name])
