@@ -22,7 +22,7 @@ import random
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, preflight
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_target, node_prep_concerns, preflight
 from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision, node_prep_profile
 # The plan's action plugin (and through it ruamel.yaml and tomlkit), imported here: ansible-playbook resolves this
 # task's action plugin in its main process before it forks the workers, so they are imported once per run instead
@@ -53,9 +53,9 @@ def plan_args(plan, checks):
             continue
         if concern.name == 'kubelet':
             if typed.get('kubelet_enabled'):
-                # the main file or the role's drop-in, as the checks settled (node_prep_concerns.kubelet_target)
+                # the main file or the role's drop-in, as the checks settled (module_utils/kubelet_target.py)
                 asked['kubelet'] = dict(options, path=checks.get('kubelet_config'), **dict(
-                    node_prep_concerns.kubelet_target_options(checks.get('kubelet_target')),
+                    kubelet_target.target_options(checks.get('kubelet_target')),
                     **(profile.get('kubelet') or {})))
         elif concern.name == 'containerd':
             if typed.get('nri_enabled') is not None:

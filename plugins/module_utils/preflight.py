@@ -14,7 +14,7 @@ import json
 import posixpath
 import re
 
-from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, node_prep_concerns, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, kubelet_target, systemd_unit
 
 _CONTAINERD_VERSION_RE = re.compile(r'\bv?([0-9]+\.[0-9]+(\.[0-9]+)?)')
 
@@ -122,7 +122,7 @@ CHECKS_DEFAULTS = {
     'sysfs_node_dir': '/sys/devices/system/node', 'unknown': [], 'allow_unknown': False, 'invalid': [],
     'lock_enabled': True, 'koordlet_features': [], 'koordlet_nri_socket': '/var/run/nri/nri.sock',
     'kubelet_write_to': 'auto', 'kubelet_config_dir': '', 'kubelet_enable_config_dir': False,
-    'kubelet_drop_in_name': node_prep_concerns.DEFAULT_DROP_IN_NAME, 'root': '',
+    'kubelet_drop_in_name': kubelet_target.DEFAULT_DROP_IN_NAME, 'root': '',
 }
 
 # The booleans of what is asked, as checks() returns them typed (``settings``): what the role's tasks read after
@@ -407,7 +407,7 @@ def checks(node, asked, host):
         errors.append(_containerd_message(host, asked, node, containerd_found))
     if kubelet_on and not (kubelet_read.get('config_path') and kubelet_read.get('exists')):
         errors.append(_kubelet_message(host, asked, node))
-    target = node_prep_concerns.kubelet_target(
+    target = kubelet_target.target(
         asked['kubelet_write_to'], asked['kubelet_config_dir'] or '', kubelet_read.get('config_dir') or '',
         asked['kubelet_enable_config_dir'], asked['kubelet_drop_in_name'], list(asked['kubelet_unit_dirs'] or []),
         asked['kubelet_service'], asked['root'] or '', host) if kubelet_on else {}
@@ -438,7 +438,7 @@ def checks(node, asked, host):
         'cgroup_v2_after_reboot': v2_after_reboot,
         'containerd_version': containerd_found if asked['nri_enabled'] is not None else '',
         'kubelet_config': kubelet_read.get('config_path') or '',
-        # where the kubelet concern writes (node_prep_concerns.kubelet_target; {} without the kubelet concern)
+        # where the kubelet concern writes (module_utils/kubelet_target.py; {} without the kubelet concern)
         'kubelet_target': dict((k, v) for k, v in target.items() if k != 'errors'),
         'settings': settings(asked),
         'notes': notes,
