@@ -28,7 +28,7 @@ DEFAULT_CONFIG_DIR = '/etc/kubernetes/kubelet.conf.d'
 
 
 def target(write_to, given_dir, discovered_dir, enable_config_dir, drop_in_name, unit_dirs, service,
-                   root='', host=''):
+           root='', host=''):
     """Where the kubelet concern writes: the main file or a drop-in of its own, from what is asked
     (node_prep_kubelet_write_to, node_prep_kubelet_config_dir, node_prep_kubelet_enable_config_dir,
     node_prep_kubelet_drop_in_name) and the --config-dir the kubelet unit starts the kubelet with
