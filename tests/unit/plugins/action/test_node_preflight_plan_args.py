@@ -99,3 +99,20 @@ def test_the_decision_takes_the_settings_the_task_has_already_from_where_it_has_
         'containerd_config_path': '/etc/containerd/config.toml', 'containerd_dropin_path': '/d.toml',
         'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'proc_meminfo_path': '/proc/meminfo',
         'lock_path': '/l.lock', 'drain': True}
+
+
+def test_the_kubelet_writes_where_the_checks_settled_main_file_or_the_roles_drop_in():
+    target = {'write_to': 'dropin', 'config_dir': '/etc/kubernetes/kubelet.conf.d',
+              'drop_in_file': '/etc/kubernetes/kubelet.conf.d/50-site-numa.conf',
+              'unit_drop_in': '/etc/systemd/system/kubelet.service.d/90-numaops-config-dir.conf', 'why': ''}
+    kubelet = plan_args(PLAN, dict(checks(), kubelet_target=target))['kubelet']
+    assert kubelet == {'state_dir': '/var/lib/kubelet', 'cpu_manager_policy': 'static',
+                       'path': '/var/lib/kubelet/config.yaml', 'write_to': 'dropin',
+                       'config_dir': '/etc/kubernetes/kubelet.conf.d', 'drop_in_name': '50-site-numa.conf',
+                       'enable_config_dir': True}
+    # the main file, with the kubelet's drop-ins merged over it (no drop-in directory: none)
+    target = dict(target, write_to='main', drop_in_file='', unit_drop_in='')
+    kubelet = plan_args(PLAN, dict(checks(), kubelet_target=target))['kubelet']
+    assert (kubelet['write_to'], kubelet['config_dir']) == ('main', '/etc/kubernetes/kubelet.conf.d')
+    assert 'drop_in_name' not in kubelet and 'enable_config_dir' not in kubelet
+    assert 'write_to' not in plan_args(PLAN, dict(checks(), kubelet_target={}))['kubelet']

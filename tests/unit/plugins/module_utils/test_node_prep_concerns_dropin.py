@@ -124,3 +124,13 @@ def test_a_kubelet_that_does_not_change_reads_no_configz():
     plan = copy.deepcopy(PLAN)
     plan['kubelet'] = {'changed': False}
     assert nd.decide(plan, NODE, SETTINGS, False, 'n1', 's', 1)['configz'] == {}
+
+
+def test_the_plan_reads_the_roles_drop_in_with_the_main_file_and_the_checkpoints():
+    options = {'path': '/var/lib/kubelet/config.yaml', 'state_dir': '/var/lib/kubelet', 'write_to': 'dropin',
+               'config_dir': '/etc/kubernetes/kubelet.conf.d/'}
+    assert nc.KUBELET.plan_reads(options) == [
+        '/var/lib/kubelet/config.yaml', DROPIN, '/var/lib/kubelet/cpu_manager_state',
+        '/var/lib/kubelet/memory_manager_state']
+    assert nc.KUBELET.plan_reads(dict(options, drop_in_name='99-x.conf'))[1] == '/etc/kubernetes/kubelet.conf.d/99-x.conf'
+    assert DROPIN not in nc.KUBELET.plan_reads(dict(options, write_to='main'))
