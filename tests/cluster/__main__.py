@@ -51,6 +51,10 @@ def main(argv=None):
     nodeconf.add_argument('--host', default=controlplane.HOST,
                           help='the address the node dials (%s from a QEMU guest)' % controlplane.QEMU_HOST_ALIAS)
     nodeconf.add_argument('--out', required=True)
+    client = sub.add_parser('client-cert', help='a client certificate and key signed by the cluster CA (PEM, as JSON)')
+    client.add_argument('--dir', required=True)
+    client.add_argument('--name', required=True, help='user name (the certificate\'s common name)')
+    client.add_argument('--group', action='append', default=[], help='a group (organization; repeatable)')
     never = sub.add_parser('set-never-ready')
     never.add_argument('--dir', required=True)
     never.add_argument('workloads', nargs='*')
@@ -72,6 +76,10 @@ def main(argv=None):
         with open(os.path.join(directory, 'state.json')) as handle:
             plane = controlplane.ControlPlane.attach(json.load(handle))
         print(json.dumps({'kubeconfig': plane.node_kubeconfig(args.node, os.path.abspath(args.out), args.host)}))
+        return 0
+    if args.command == 'client-cert':
+        cert, key = controlplane.client_cert(directory, args.name, args.group)
+        print(json.dumps({'cert': cert, 'key': key}))
         return 0
     if args.command == 'set-never-ready':
         with open(os.path.join(directory, 'state.json')) as handle:

@@ -231,6 +231,16 @@ def audit_requests(path, start=0, end=None):
     return entries
 
 
+def client_cert(directory, user, groups=()):
+    """A client certificate of ``user`` in ``groups`` signed by the CA of the control plane in ``directory``
+    (kube-apiserver and a kubelet whose clientCAFile is that CA both accept it); returns (cert, key) as PEM text."""
+    ca = certs.CertificateAuthority.load(os.path.join(directory, 'pki'))
+    safe = ''.join(ch if ch.isalnum() else '-' for ch in user)
+    cert, key = ca.issue('client-' + safe, user, organizations=tuple(groups), client=True)
+    with open(cert) as cert_handle, open(key) as key_handle:
+        return cert_handle.read(), key_handle.read()
+
+
 def stop_state(directory):
     """Stop the control plane whose state file is in ``directory`` (the CLI's ``stop``)."""
     path = os.path.join(directory, 'state.json')

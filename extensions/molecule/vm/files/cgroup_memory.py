@@ -8,7 +8,8 @@
 Finds each container's cgroup by its ID (cri-containerd-<id>.scope anywhere below kubepods.slice: the
 path the real kubelet and containerd made, not one derived by us), and prints one JSON document:
 
-    {"containers": {ID: {"memory.high", "memory.low", "memory.min", "cgroup.procs", "path", "pod_path"}},
+    {"containers": {ID: {"memory.high", "memory.low", "memory.min", "cgroup.procs", "path", "pod_path",
+                         "cpuset.cpus.effective", "cpuset.mems.effective"}},
      "pods": {PATH: {...}}}     # each container's pod, the two QoS class slices and kubepods.slice
 
 Each entry of "pods" also carries "children": the sums of memory.min and memory.low over all its child cgroups
@@ -27,6 +28,7 @@ import sys
 
 ROOT = "/sys/fs/cgroup"
 FILES = ("memory.high", "memory.low", "memory.min", "cgroup.procs")
+CPUSET = ("cpuset.cpus.effective", "cpuset.mems.effective")   # containers only (null when the file is missing)
 DEFAULTS = (("memory.min", "0"), ("memory.low", "0"), ("memory.high", "max"))
 LEVELS = ("kubepods.slice", "kubepods.slice/kubepods-burstable.slice", "kubepods.slice/kubepods-besteffort.slice")
 
@@ -40,11 +42,16 @@ def find(ids):
     return found
 
 
-def read(rel):
+def read(rel, optional=()):
     values = {}
-    for name in FILES:
-        with open(os.path.join(ROOT, rel, name)) as handle:
-            values[name] = handle.read().strip()
+    for name in FILES + tuple(optional):
+        try:
+            with open(os.path.join(ROOT, rel, name)) as handle:
+                values[name] = handle.read().strip()
+        except FileNotFoundError:
+            if name not in optional:
+                raise
+            values[name] = None
     return values
 
 
@@ -76,7 +83,7 @@ def main(argv):
                     handle.write(value)
     out = {"containers": {}, "pods": {}}
     for cid, rel in found.items():
-        out["containers"][cid] = dict(read(rel), path=rel, pod_path=os.path.dirname(rel))
+        out["containers"][cid] = dict(read(rel, CPUSET), path=rel, pod_path=os.path.dirname(rel))
         out["pods"][os.path.dirname(rel)] = read(os.path.dirname(rel))
     for rel in LEVELS:
         out["pods"][rel] = read(rel)
