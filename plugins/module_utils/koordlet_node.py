@@ -23,6 +23,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.numaops.colocation.plugins.module_utils.values import unique as _unique
+
 # The features a user says koordlet runs with, each as its NodeSLO / koordlet setting names it.
 FEATURES = ('memory_qos', 'cpu_idle', 'core_sched', 'group_identity', 'psi', 'resctrl', 'nri')
 TITLES = {
@@ -314,14 +316,6 @@ def _classes_of(path):
     if parent in ('kubepods-burstable.slice', 'burstable'):
         return ['lsClass']
     return ['lsrClass', 'lsClass']
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def hazard_message(host, paths, restarting, checking=False):

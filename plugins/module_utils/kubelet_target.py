@@ -11,13 +11,7 @@ Pure functions, standard library only (Python 3.8+).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-
-def _truthy(value):
-    # the same rule as module_utils/preflight.truthy (not imported: preflight imports this file)
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ('true', 'yes', 'on', '1')
-
+from ansible_collections.numaops.colocation.plugins.module_utils.values import truthy as _truthy
 
 # node_prep_kubelet_write_to: where the kubelet concern writes its keys
 WRITE_TO = ('auto', 'main', 'dropin')

@@ -19,16 +19,8 @@ Pure functions, standard library only (Python 3.8+).
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_target
-
-from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node
-
-
-def _truthy(value):
-    # the same rule as module_utils/preflight.truthy (not imported: node_config's module imports this file too)
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ('true', 'yes', 'on', '1')
+from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node, kubelet_target
+from ansible_collections.numaops.colocation.plugins.module_utils.values import truthy as _truthy, unique as _unique
 
 
 def _show(value):
@@ -43,14 +35,6 @@ def _show(value):
 
 def _no_more(result):
     return {}
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 class Concern(object):

@@ -15,6 +15,7 @@ import posixpath
 import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cpuset, koordlet_node, kubelet_target, systemd_unit
+from ansible_collections.numaops.colocation.plugins.module_utils.values import truthy, unique  # noqa: F401 (node_prep_decision and fleet import them from here)
 
 _CONTAINERD_VERSION_RE = re.compile(r'\bv?([0-9]+\.[0-9]+(\.[0-9]+)?)')
 
@@ -108,7 +109,6 @@ def cgroup_controllers(text):
 # variables), and what does not fit. Computed on the controller by node_preflight's action plugin (its ``checks``
 # option), in the same task as the read.
 
-_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
 _V2_ARG = re.compile(r'^systemd\.unified_cgroup_hierarchy(=(1|yes|true|on))?$')
 _VERSION_RE = re.compile(r'^v?([0-9]+(\.[0-9]+)*)')
 # the role's variables the verdict reads, and their values when not given
@@ -138,15 +138,6 @@ def unknown_checks_keys(asked):
     if not unknown:
         return None
     return 'checks has unknown key(s) %s (allowed: %s)' % (', '.join(unknown), ', '.join(sorted(CHECKS_DEFAULTS)))
-
-
-def truthy(value):
-    """What Ansible's ``bool`` filter makes of a value: true for true, 1 and the strings yes/on/true/t/y/1."""
-    if isinstance(value, bool):
-        return value
-    if value is None:
-        return False
-    return str(value).strip().lower() in _TRUE
 
 
 def settings(asked):
@@ -214,15 +205,6 @@ def version_at_least(text, minimum):
         return False
     parts = tuple(int(part) for part in match.group(1).split('.'))
     return parts + (0,) * (len(minimum) - len(parts)) >= tuple(minimum)
-
-
-def unique(items):
-    """``items`` without repeats, in their first order (items need not be hashable)."""
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def _missing(wanted, have):

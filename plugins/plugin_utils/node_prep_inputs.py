@@ -34,9 +34,7 @@ from __future__ import annotations
 
 import re
 
-# Ansible's own boolean spellings (ansible.module_utils.parsing.convert_bool), compared in lower case
-_TRUE = frozenset(('y', 'yes', 'on', '1', 'true', 't'))
-_FALSE = frozenset(('n', 'no', 'off', '0', 'false', 'f'))
+from ansible_collections.numaops.colocation.plugins.module_utils.values import FALSE_STRINGS as _FALSE, TRUE_STRINGS as _TRUE
 
 # (minimum, maximum or None) of the whole-number options; the others of type int allow 0 and up
 RANGES = {

@@ -447,14 +447,6 @@ def test_every_problem_is_named_at_once_in_order():
             'reserved_memory' in errors[5]] == [True] * 6
 
 
-@pytest.mark.parametrize('value, truth', [
-    (True, True), (False, False), (None, False), ('yes', True), ('No', False), (1, True), (0, False), ('t', True),
-    ('', False), (' on ', True), ('2', False),
-])
-def test_truthy(value, truth):
-    assert preflight.truthy(value) is truth
-
-
 @pytest.mark.parametrize('text, ok', [
     ('1.7', True), ('1.7.0', True), ('v1.7.24', True), ('1.6.99', False), ('2', True), ('1', False), ('', False),
     (None, False), ('unknown', False), ('1.10', True), (' 1.7 ', True),
