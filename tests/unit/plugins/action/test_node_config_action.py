@@ -203,3 +203,18 @@ def test_a_concern_that_is_not_a_dictionary_is_refused(runs):
     assert res['failed'] is True
     assert 'kubelet must be a dictionary of the options of numaops.colocation.kubelet_config' in res['msg']
     assert "'static'" in res['msg']
+
+
+def test_node_config_reads_the_same_files_as_the_registry_from_the_options_of_its_concerns():
+    # an action plugin imports ansible's controller code: tested here, not beside the registry's module_utils tests
+    from ansible_collections.numaops.colocation.plugins.action.node_config import paths_to_read
+    from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns
+    options = {'kubelet': {'path': '/k/config.yaml', 'state_dir': '/var/lib/kubelet'},
+               'containerd': {'path': '/etc/containerd/config.toml', 'mode': 'dropin',
+                              'dropin_path': '/etc/containerd/conf.d/99-nri.toml'},
+               'kernel': {'args': ['nosmt']}}
+    # node_config fills in each module's defaults: the same files as kubelet_config and containerd_nri read
+    assert paths_to_read({'kubelet': {'path': None}, 'containerd': {}}) == [
+        '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state',
+        '/etc/containerd/config.toml']
+    assert paths_to_read(options) == node_prep_concerns.read_paths_of(options)

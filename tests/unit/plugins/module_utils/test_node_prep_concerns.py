@@ -69,8 +69,8 @@ def test_the_pre_flight_reads_the_files_of_the_enabled_concerns():
     assert nc.read_paths(dict(settings, kubelet_enabled=False, nri_enabled=None)) == []
 
 
-def test_node_config_reads_the_same_files_from_the_options_of_its_concerns():
-    from ansible_collections.numaops.colocation.plugins.action.node_config import paths_to_read
+def test_the_files_read_follow_the_options_of_the_concerns():
+    # node_config's action reads the same list (tests/unit/plugins/action/test_node_config_action.py)
     options = {'kubelet': {'path': '/k/config.yaml', 'state_dir': '/var/lib/kubelet'},
                'containerd': {'path': '/etc/containerd/config.toml', 'mode': 'dropin',
                               'dropin_path': '/etc/containerd/conf.d/99-nri.toml'},
@@ -78,11 +78,6 @@ def test_node_config_reads_the_same_files_from_the_options_of_its_concerns():
     assert nc.read_paths_of(options) == ['/k/config.yaml'] + nc.read_paths(dict(SETTINGS, nri_mode='dropin'))
     assert nc.read_paths_of({'containerd': dict(options['containerd'], mode='inline')}) == [
         '/etc/containerd/config.toml']
-    # node_config fills in each module's defaults: the same files as kubelet_config and containerd_nri read
-    assert paths_to_read({'kubelet': {'path': None}, 'containerd': {}}) == [
-        '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state',
-        '/etc/containerd/config.toml']
-    assert paths_to_read(options) == nc.read_paths_of(options)
 
 
 def test_every_concern_declares_every_line():
