@@ -22,7 +22,7 @@ description:
     node proxy, the kubelet does not serve it), the task fails with O(required), and otherwise returns
     RV(reachable)=V(false) with a warning naming why.
   - "Runs where the Kubernetes API is reachable (the controller, C(delegate_to: localhost)); it changes nothing."
-  - Used by the M(numaops.colocation.node_prep) role after it restarted the kubelet (O(expected) is the
+  - Used by the C(numaops.colocation.node_prep) role after it restarted the kubelet (O(expected) is the
     RV(numaops.colocation.kubelet_config#module:effective_config) of its write).
 author:
   - numaops.colocation developers (@numaops)
