@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import math
 
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import (
     QuantityError, format_bytes, parse_quantity)
 
@@ -121,14 +122,9 @@ def check_fit(config, online_cpus, mem_total, host='', cpu_source='', mem_source
 
 
 def _count_cpuset(text):
-    count = 0
-    for part in str(text).split(','):
-        part = part.strip()
-        if not part:
-            continue
-        low, sep, high = part.partition('-')
-        try:
-            count += (int(high) - int(low) + 1) if sep else 1
-        except ValueError:
-            return None
-    return count
+    """How many CPUs the kubelet reserves for a reservedSystemCPUs value (cpuset.parse_cpuset, the kubelet's own
+    reading: a CPU named twice counts once); None when the value is not a CPU list (the kubelet rules say so)."""
+    try:
+        return len(parse_cpuset(str(text).strip()))
+    except ValueError:
+        return None

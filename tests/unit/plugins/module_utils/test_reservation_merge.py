@@ -63,3 +63,17 @@ def test_unknown_node_sizes_skip_and_bad_quantity_is_named():
     assert r.check_fit({'systemReserved': {'cpu': '99'}}, None, None) == ([], [])
     errors = r.check_fit({'systemReserved': {'cpu': 'lots'}}, 4, None)[0]
     assert 'systemReserved.cpu' in errors[0]
+
+
+@pytest.mark.parametrize('value, online, refused', [
+    ('0,0', 2, False),        # one CPU named twice: the kubelet reserves one
+    ('0-1,1', 3, False),
+    ('0-1,1', 2, True),
+    (' 0-1 ', 2, True),       # the kubelet's value as read from YAML, surrounding blanks dropped
+    ('3-1', 2, False),        # not a CPU list: the kubelet rules refuse it; the fit check counts nothing
+    ('0, 1', 2, False),
+    (1, 2, False),            # an integer in the YAML: CPU 1 alone
+])
+def test_reserved_system_cpus_are_counted_as_the_kubelet_reads_them(value, online, refused):
+    errors, _notes = r.check_fit({'reservedSystemCPUs': value}, online, None)
+    assert bool(errors) == refused, errors
