@@ -220,22 +220,14 @@ class ActionModule(NodeFilesAction):
                                create_parents=not current_file.exists))
         outcome = self.commit(writes, task_vars, remove=[item['path'] for item in removals])
 
-        removed = list(outcome.get('removed', []))
-        reasons = dict((item['path'], item['reason']) for item in removals)
+        removed, reasons = kubelet_dropin_mode.committed_state_files(outcome, removals)
         written = bool(outcome.get('written'))
         if dropins:
             # a change the drop-ins hide entirely does not change what the kubelet runs
             written = written and current_effective != new_effective
-        result.update(
-            changed=bool(outcome.get('changed')),
-            restart_required=bool(written or removed),
-            changed_fields=changed_fields,
-            state_files_removed=removed,
-            state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
-            config=kubelet.managed_view(new_config),
-            previous=kubelet.managed_view(current),
-            reservations_removed=removed_reservations if changed_fields else [],
-        )
+        result.update(kubelet_dropin_mode.common_result(outcome, removed, reasons, changed_fields, new_config, current,
+                                                        removed_reservations))
+        result['restart_required'] = bool(written or removed)
         if auto:
             result['derived'] = derived
         found_overrides = dropin.overrides(dropins)
@@ -251,16 +243,12 @@ class ActionModule(NodeFilesAction):
                                            ', '.join(changed_fields)))
         elif not current_file.exists and writes:
             messages.append('%s: %s' % (path, 'would be created' if self._play_context.check_mode else 'created'))
-        if removed_reservations and changed_fields:
-            messages.append('%s reservations %s (reservations: %s)' % (
-                'would remove' if self._play_context.check_mode else 'removed', ', '.join(removed_reservations),
-                args['reservations']))
-        for item in removed:
-            messages.append('%s %s: %s' % ('would remove' if self._play_context.check_mode else 'removed',
-                                           item, reasons.get(item, '')))
+        check_mode = self._play_context.check_mode
+        messages.extend(kubelet_dropin_mode.reservation_messages(check_mode, removed_reservations, changed_fields,
+                                                                 args['reservations']))
+        messages.extend(kubelet_dropin_mode.state_file_messages(check_mode, removed, reasons))
         if auto:
-            messages.append('derived from the NUMA topology: %s' % ', '.join(
-                '%s=%s' % (name, kubelet_yaml_free(item['value'])) for name, item in sorted(derived.items())))
+            messages.extend(kubelet_dropin_mode.derived_messages(derived))
         result['msg'] = '; '.join(messages) if messages else '%s: already as requested' % path
         if found_overrides:
             result['msg'] += '; drop-ins set managed keys over %s: %s' % (path, ', '.join(
@@ -272,9 +260,5 @@ class ActionModule(NodeFilesAction):
             diffs = []
             if writes:
                 diffs.append(make_diff(path, current_file.text, new_text))
-            for item in removed:
-                diff = make_diff(item, files[item].text if item in files else '', None)
-                diff['after_header'] = '%s (removed: %s)' % (item, reasons.get(item, ''))
-                diffs.append(diff)
-            result['diff'] = diffs
+            result['diff'] = diffs + kubelet_dropin_mode.state_file_diffs(removed, files, reasons)
         return result

@@ -57,6 +57,53 @@ def asked_entries(wanted, asked, dropped, mode):
     return entries
 
 
+def committed_state_files(outcome, removals):
+    """(removed, reasons): the state files the commit removed, and why each one (kubelet.state_files_to_remove)."""
+    removed = list(outcome.get('removed', []))
+    reasons = dict((item['path'], item['reason']) for item in removals)
+    return removed, reasons
+
+
+def common_result(outcome, removed, reasons, changed_fields, config, previous, removed_reservations):
+    """The result fields both modes return the same way (``restart_required`` is each mode's own)."""
+    return dict(
+        changed=bool(outcome.get('changed')),
+        changed_fields=changed_fields,
+        state_files_removed=removed,
+        state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
+        config=kubelet.managed_view(config),
+        previous=kubelet.managed_view(previous),
+        reservations_removed=removed_reservations if changed_fields else [],
+    )
+
+
+def reservation_messages(check_mode, removed_reservations, changed_fields, mode):
+    if removed_reservations and changed_fields:
+        return ['%s reservations %s (reservations: %s)' % (
+            'would remove' if check_mode else 'removed', ', '.join(removed_reservations), mode)]
+    return []
+
+
+def state_file_messages(check_mode, removed, reasons):
+    return ['%s %s: %s' % ('would remove' if check_mode else 'removed', item, reasons.get(item, '')) for item in removed]
+
+
+def derived_messages(derived):
+    if not derived:
+        return []
+    return ['derived from the NUMA topology: %s' % ', '.join(
+        '%s=%s' % (name, yaml_free(item['value'])) for name, item in sorted(derived.items()))]
+
+
+def state_file_diffs(removed, files, reasons):
+    diffs = []
+    for item in removed:
+        diff = make_diff(item, files[item].text if item in files else '', None)
+        diff['after_header'] = '%s (removed: %s)' % (item, reasons.get(item, ''))
+        diffs.append(diff)
+    return diffs
+
+
 def version_minor(version):
     """The minor of a 1.x kubelet_version, or None (not given, or not a version: validate() names it)."""
     match = _VERSION_RE.match(str(version or '').strip())
@@ -268,19 +315,12 @@ def run(action, result, args, asked, dropped, wanted, auto, task_vars):
                            backup=args['backup'], mode=NEW_FILE_MODE, create_parents=not unit['state'].exists))
     outcome = action.commit(writes, task_vars, remove=[item['path'] for item in removals])
     written = list(outcome.get('written') or [])
-    removed = list(outcome.get('removed', []))
-    reasons = dict((item['path'], item['reason']) for item in removals)
+    removed, reasons = committed_state_files(outcome, removals)
     unit_written = bool(unit) and unit['path'] in written
     dropped_keys = dropin.removed_from_dropin(current, new_mine, main, new_all, new_effective, path)
+    result.update(common_result(outcome, removed, reasons, changed_fields, new_mine, current, removed_reservations))
     result.update(
-        changed=bool(outcome.get('changed')),
         restart_required=bool((ours in written and current_effective != new_effective) or removed or unit_written),
-        changed_fields=changed_fields,
-        state_files_removed=removed,
-        state_files_removed_reasons=dict((item, reasons.get(item, '')) for item in removed),
-        config=kubelet.managed_view(new_mine),
-        previous=kubelet.managed_view(current),
-        reservations_removed=removed_reservations if changed_fields else [],
         config_dir=config_dir,
         drop_in_file=ours,
         drop_in_files=[item[0] for item in new_all],
@@ -306,11 +346,7 @@ def run(action, result, args, asked, dropped, wanted, auto, task_vars):
         for item in writes:
             state = mine_state if item['path'] == ours else unit['state']
             diffs.append(make_diff(item['path'], state.text if state.exists else None, item['content']))
-        for item in removed:
-            diff = make_diff(item, files[item].text if item in files else '', None)
-            diff['after_header'] = '%s (removed: %s)' % (item, reasons.get(item, ''))
-            diffs.append(diff)
-        result['diff'] = diffs
+        result['diff'] = diffs + state_file_diffs(removed, files, reasons)
     return result
 
 
@@ -323,19 +359,14 @@ def _message(job, check_mode, changed_fields, mine_state, writes, removed_reserv
             'would change' if check_mode else 'changed')
         messages.append('%s (drop-in, %s left as it is): %s%s' % (
             ours, job.path, verb, (' ' + ', '.join(changed_fields)) if changed_fields else ''))
-    if removed_reservations and changed_fields:
-        messages.append('%s reservations %s (reservations: %s)' % (
-            'would remove' if check_mode else 'removed', ', '.join(removed_reservations), args['reservations']))
+    messages.extend(reservation_messages(check_mode, removed_reservations, changed_fields, args['reservations']))
     for item in dropped_keys:
         messages.append('%s %s=%s from %s: the kubelet %s %s (from %s)' % (
             'would remove' if check_mode else 'removed', item['key'], yaml_free(item['value']), ours,
             'would then run with' if check_mode else 'now runs with',
             'its default' if item['effective'] is None else yaml_free(item['effective']), item['from']))
-    for item in removed:
-        messages.append('%s %s: %s' % ('would remove' if check_mode else 'removed', item, reasons.get(item, '')))
-    if derived:
-        messages.append('derived from the NUMA topology: %s' % ', '.join(
-            '%s=%s' % (name, yaml_free(item['value'])) for name, item in sorted(derived.items())))
+    messages.extend(state_file_messages(check_mode, removed, reasons))
+    messages.extend(derived_messages(derived))
     if unit_written or (unit and unit['content'] is not None):
         messages.append('%s %s: the kubelet is started with --config-dir=%s; run systemctl daemon-reload and restart '
                         'the kubelet' % ('would write' if check_mode else 'wrote', unit['path'], job.config_dir))
