@@ -30,7 +30,9 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
-from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, quantity_value
+import math
+
+from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 
 MEMORY_HIGH = 'memory.high'
 MEMORY_LOW = 'memory.low'
@@ -91,6 +93,24 @@ class Flavour(object):
 
 
 # ---------------------------------------------------------------- values
+def exact_quantity(value, field, allowed='a non-negative memory quantity'):
+    """The exact quantity (a Fraction) of ``value``. Raises :class:`MemQosError` naming ``field``, the value and
+    what is ``allowed`` when it is not a quantity or is negative; the sign is judged before any rounding, so
+    ``-0.5`` is refused rather than read as 0."""
+    try:
+        quantity = parse_quantity(value, field)
+    except QuantityError as exc:
+        raise MemQosError(str(exc))
+    if quantity < 0:
+        raise MemQosError('%s is %r; allowed: %s' % (field, value, allowed))
+    return quantity
+
+
+def whole_bytes(quantity):
+    """``Quantity.Value()``: an exact quantity rounded up to a whole byte."""
+    return int(math.ceil(quantity))
+
+
 def quantity_bytes(resources, key, where=''):
     """Bytes of ``resources[key]`` (a Kubernetes quantity, rounded up like ``Quantity.Value()``); 0 when absent.
 
@@ -98,14 +118,7 @@ def quantity_bytes(resources, key, where=''):
     resources = resources or {}
     if key not in resources or resources[key] is None:
         return 0
-    field = '%s[%s]' % (where, key) if where else key
-    try:
-        value = quantity_value(resources[key], field)
-    except QuantityError as exc:
-        raise MemQosError(str(exc))
-    if value < 0:
-        raise MemQosError('%s is %r; allowed: a non-negative memory quantity' % (field, resources[key]))
-    return value
+    return whole_bytes(exact_quantity(resources[key], '%s[%s]' % (where, key) if where else key))
 
 
 def page_round(value, page_size):

@@ -38,7 +38,6 @@ import json
 from ansible_collections.numaops.colocation.plugins.module_utils import koordinator, memqos as mq
 from ansible_collections.numaops.colocation.plugins.module_utils.colocation import go_fold
 from ansible_collections.numaops.colocation.plugins.module_utils.memqos_flavours.kubelet import pod_memory_request
-from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 
 # the classes and a pod's class: module_utils/koordinator.py (one place for the flavour and the NUMA view)
 LABEL_QOS = koordinator.LABEL_QOS
@@ -272,14 +271,8 @@ class Koordinator(mq.Flavour):
         self.strategy = strategy_percents(config['node_slo'])
         self.allocatable = None
         if config.get('allocatable_memory') is not None:
-            try:
-                self.allocatable = int(-(-parse_quantity(config['allocatable_memory'],
-                                                         'flavour_config.allocatable_memory') // 1))
-            except QuantityError as exc:
-                raise mq.MemQosError(str(exc))
-            if self.allocatable < 0:
-                raise mq.MemQosError('flavour_config.allocatable_memory is %r; allowed: a non-negative memory '
-                                     'quantity' % (config['allocatable_memory'],))
+            self.allocatable = mq.whole_bytes(
+                mq.exact_quantity(config['allocatable_memory'], 'flavour_config.allocatable_memory'))
         elif any(values[THROTTLING] for values in self.strategy.values()):
             raise mq.MemQosError('flavour_config.allocatable_memory is required when a class has a throttlingPercent: '
                                  'the Node\'s status.allocatable.memory, which koordlet uses for a container without a '

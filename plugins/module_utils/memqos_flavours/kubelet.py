@@ -40,7 +40,6 @@ import struct
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     DEFAULT_EVICTION_MEMORY, IGNORED_EVICTION_PERCENTAGES)
-from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
 
 NONE = 'None'
 TIERED = 'TieredReservation'
@@ -50,16 +49,7 @@ CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocat
 TERMINAL_PHASES = ('Succeeded', 'Failed')
 
 
-def _quantity(value, field, allowed='a non-negative memory quantity'):
-    """The exact quantity (a Fraction) of ``value``; MemQosError naming ``field``, the value and what is
-    ``allowed`` when it is not a quantity or is negative."""
-    try:
-        quantity = parse_quantity(value, field)
-    except QuantityError as exc:
-        raise mq.MemQosError(str(exc))
-    if quantity < 0:
-        raise mq.MemQosError('%s is %r; allowed: %s' % (field, value, allowed))
-    return quantity
+_quantity = mq.exact_quantity
 
 
 def _memory(resource_list, where):
@@ -75,9 +65,7 @@ def _requests(resources, where):
     return _memory((resources or {}).get('requests'), where + '.requests')
 
 
-def _value(quantity):
-    """Quantity.Value(): rounded up to a whole byte."""
-    return int(math.ceil(quantity))
+_value = mq.whole_bytes
 
 
 def pod_memory_request(pod):
@@ -195,14 +183,10 @@ class Kubelet(mq.Flavour):
         self.factor = factor
         self.allocatable = 0
         if config.get('allocatable_memory') is not None:
-            try:
-                self.allocatable = _value(parse_quantity(config['allocatable_memory'],
-                                                         'flavour_config.allocatable_memory'))
-                capacity = None
-                if config.get('capacity_memory') is not None:
-                    capacity = _value(parse_quantity(config['capacity_memory'], 'flavour_config.capacity_memory'))
-            except QuantityError as exc:
-                raise mq.MemQosError(str(exc))
+            self.allocatable = _value(_quantity(config['allocatable_memory'], 'flavour_config.allocatable_memory'))
+            capacity = None
+            if config.get('capacity_memory') is not None:
+                capacity = _value(_quantity(config['capacity_memory'], 'flavour_config.capacity_memory'))
             # the kubelet's node allocatable before eviction (GetNodeAllocatableAbsolute)
             self.allocatable += eviction_reservation(config.get('eviction_hard_memory_available'), capacity)
         elif factor is not None:

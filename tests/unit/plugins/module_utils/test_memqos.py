@@ -712,3 +712,17 @@ def test_plan_node_counts_what_systemd_holds():
     assert [(w['cgroup'], w['held']) for w in again['writes']] == [('kubepods.slice', None)] * 2
     # cgroups that are not units (absent from held) count by their files only
     assert mq.plan_node(plans, snap, children, top, True, 4096, held={})['writes'] == []
+
+
+@pytest.mark.parametrize('value', ['-0.5', '-1m', '-1Mi'])
+def test_a_negative_memory_quantity_is_refused_before_rounding(value):
+    # Quantity.Value() would round -0.5 up to 0; the sign is judged on the exact quantity first
+    with pytest.raises(mq.MemQosError) as err:
+        mq.quantity_bytes({'memory': value}, 'memory', 'spec.containers[0].resources.requests')
+    assert str(err.value) == ("spec.containers[0].resources.requests[memory] is %r; allowed: a non-negative memory "
+                              "quantity" % value)
+
+
+@pytest.mark.parametrize('value, expected', [('0', 0), ('0.5', 1), ('1m', 1), ('1Ki', 1024), (None, 0)])
+def test_memory_quantities_are_whole_bytes_rounded_up(value, expected):
+    assert mq.quantity_bytes({'memory': value}, 'memory') == expected

@@ -403,6 +403,8 @@ NODE_SLO_REFUSALS = [
     ('throttling without allocatable memory', CONTAINER, NODE, None,
      ['flavour_config.allocatable_memory is required', 'status.allocatable.memory']),
     ('a bad allocatable quantity', CONTAINER, NODE, '1.5 Gi', ['flavour_config.allocatable_memory']),
+    ('a negative allocatable quantity, even one that rounds up to 0', CONTAINER, NODE, '-0.5',
+     ["flavour_config.allocatable_memory is '-0.5'; allowed: a non-negative memory quantity"]),
 ]
 
 

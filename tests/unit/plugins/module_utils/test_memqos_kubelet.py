@@ -209,6 +209,9 @@ def test_which_pods():
     ({'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '-100Mi'},
      "flavour_config.eviction_hard_memory_available is '-100Mi'; allowed: a non-negative memory quantity or a percentage"),
     ({'allocatable_memory': '1Gi', 'capacity_memory': 'all'}, "invalid quantity 'all' for flavour_config.capacity_memory"),
+    ({'allocatable_memory': '-1Gi'}, "flavour_config.allocatable_memory is '-1Gi'; allowed: a non-negative memory quantity"),
+    ({'allocatable_memory': '1Gi', 'capacity_memory': '-0.5'},
+     "flavour_config.capacity_memory is '-0.5'; allowed: a non-negative memory quantity"),
     ({'memoryThrottlingFactor': 0.9}, 'flavour_config.memoryThrottlingFactor is not an input of the kubelet flavour; '
                                       'allowed: memory_reservation_policy, memory_throttling_factor, allocatable_memory'),
 ])
