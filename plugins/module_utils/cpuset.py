@@ -39,6 +39,18 @@ def parse_cpuset(value):
     return frozenset(cpus)
 
 
+def parse_read_cpuset(text, note):
+    """The CPU set in ``text`` read from a node file (surrounding blanks dropped); None when ``text`` is None, or
+    when it is not a CPU list: then ``note('not a CPU list: <why>')`` is called."""
+    if text is None:
+        return None
+    try:
+        return parse_cpuset(text.strip())
+    except ValueError as err:
+        note('not a CPU list: %s' % err)
+        return None
+
+
 def format_cpuset(cpus):
     """The canonical kubelet spelling of a CPU set ("0-3,8")."""
     ordered = sorted(cpus)

@@ -36,7 +36,8 @@ import re
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups, pod_classes
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
-from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (
+    format_cpuset, parse_cpuset, parse_read_cpuset)
 
 FACTS_KEY = 'numaops_numa'
 SCHEMA_VERSION = 1
@@ -192,14 +193,7 @@ class _Tree:
             return None
 
     def cpus(self, rel, what=None, quiet=False):
-        text = self.read(rel, what, quiet)
-        if text is None:
-            return None
-        try:
-            return parse_cpuset(text.strip())
-        except ValueError as err:
-            self.note(rel, 'not a CPU list: %s' % err)
-            return None
+        return parse_read_cpuset(self.read(rel, what, quiet), lambda reason: self.note(rel, reason))
 
     def integer(self, rel, what=None):
         text = self.read(rel, what)

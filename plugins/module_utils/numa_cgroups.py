@@ -25,7 +25,7 @@ import stat
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import nodefile
-from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_read_cpuset
 
 # cpuset.cpus.effective of 8192 CPUs listed one by one is about 40 KiB; real ones are a few bytes
 MAX_CPUSET_BYTES = 64 * 1024
@@ -192,14 +192,7 @@ class _Reader:
             return None
 
     def cpus(self, rel):
-        text = self.text(rel, MAX_CPUSET_BYTES)
-        if text is None:
-            return None
-        try:
-            return parse_cpuset(text.strip())
-        except ValueError as err:
-            self.note(rel, 'not a CPU list: %s' % err)
-            return None
+        return parse_read_cpuset(self.text(rel, MAX_CPUSET_BYTES), lambda reason: self.note(rel, reason))
 
 
 def _pod_dirs(reader, driver, kubelet_cgroup_root):
