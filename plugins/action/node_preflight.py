@@ -212,6 +212,8 @@ class ActionModule(LockFirstAction):
         result['decision'] = node_prep_decision.decide(
             result['plan'], result, settings, bool(self._play_context.check_mode),
             task_vars.get('inventory_hostname', ''), stamp, random.randrange(2147483647))
+        # what koordlet cannot do, judged on the kubelet configuration the plan leaves (its CPU manager policy)
+        result.setdefault('warnings', []).extend(result['decision']['plan_koordlet'].get('settled_warnings') or [])
 
     def _plan(self, asked, result, task_vars):
         """node_config in check mode over ``asked``, from this task's read; its result as ``plan``. A real run keeps

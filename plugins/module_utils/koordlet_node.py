@@ -11,7 +11,9 @@ Two parts:
 * ``verdict(probes, asked, host)``: per feature, whether koordlet can do it on this node and, when not, what to
   change; and the kubelet-restart hazard: a QoS-class cgroup with ``cpu.idle`` set to 1, which makes the kubelet
   fail to start (it writes the CPU weight of those cgroups when it starts, and the kernel refuses a weight on an
-  idle group).
+  idle group);
+* ``settle(verdict, kubelet, host)``: the features judged on the kubelet configuration node_prep's plan leaves
+  (cpuset: the CPU manager policy Koordinator advises for LSR/LSE pods).
 
 Sources (Koordinator's repository, koordinator-sh/koordinator; the files named with each rule; the kubelet and the
 kernel where they decide): docs/koordinator.md.
@@ -26,7 +28,7 @@ import re
 from ansible_collections.numaops.colocation.plugins.module_utils.values import unique as _unique
 
 # The features a user says koordlet runs with, each as its NodeSLO / koordlet setting names it.
-FEATURES = ('memory_qos', 'cpu_idle', 'core_sched', 'group_identity', 'psi', 'resctrl', 'nri')
+FEATURES = ('memory_qos', 'cpu_idle', 'core_sched', 'group_identity', 'psi', 'resctrl', 'nri', 'cpuset')
 TITLES = {
     'memory_qos': 'memory QoS (resourceQOSStrategy.*.memoryQOS)',
     'cpu_idle': 'cpu.idle (resourceQOSStrategy.*.cpuQOS.schedIdle)',
@@ -35,7 +37,10 @@ TITLES = {
     'psi': 'PSI (cpu.pressure, memory.pressure, io.pressure)',
     'resctrl': 'resctrl (resourceQOSStrategy.*.resctrlQOS: L3 cache and memory bandwidth)',
     'nri': "koordlet's NRI mode (runtime hooks over NRI)",
+    'cpuset': "LSR/LSE CPU binding (koord-scheduler's CPUs, applied by koordlet's cpuset hook)",
 }
+# the features judged after node_prep's plan, on the kubelet configuration that plan leaves (settle())
+SETTLED_AFTER_PLAN = ('cpuset',)
 # The upstream Linux release that added each feature's interface (the kernel's own history; koordlet checks files,
 # never a version number, so these only say which kernel to move to).
 KERNEL = {
@@ -56,8 +61,7 @@ QOS_DIRS = {
 }
 # the largest text kept of a probed file (/proc/cpuinfo of a large node is read whole: its flags are per CPU)
 MAX_PROBE_BYTES = 4 * 1024 * 1024
-_RDT_L3 = re.compile(r'(^|\s)rdt=\S*l3cat')
-_RDT_MBA = re.compile(r'(^|\s)rdt=\S*mba')
+_RDT = re.compile(r'(?:^|\s)rdt=(\S*)')
 
 
 def _asked(asked):
@@ -92,6 +96,11 @@ def _paths(asked):
         'cpuinfo': proc + '/cpuinfo',
         'cmdline': proc + '/cmdline',
         'l3_cbm': sys_root + '/fs/resctrl/info/L3/cbm_mask',
+        # the mount point the kernel makes when it has resctrl for this CPU, the directory a mount of it shows, and
+        # the memory bandwidth resource there
+        'resctrl_dir': sys_root + '/fs/resctrl',
+        'resctrl_info': sys_root + '/fs/resctrl/info',
+        'mb_info': sys_root + '/fs/resctrl/info/MB',
         'nri_socket': asked['nri_socket'],
     }
 
@@ -102,7 +111,7 @@ _NEEDS = {
     'psi': ('psi', 'cmdline'),
     'group_identity': ('bvt', 'gi_sysctl', 'sched_core'),
     'core_sched': ('bvt_root', 'wmark_ratio', 'sched_core', 'sched_features'),
-    'resctrl': ('cpuinfo', 'cmdline', 'l3_cbm'),
+    'resctrl': ('cpuinfo', 'cmdline', 'l3_cbm', 'resctrl_dir', 'resctrl_info', 'mb_info'),
     'nri': ('nri_socket',),
 }
 
@@ -256,10 +265,25 @@ def _core_sched(probes, paths, kernel, asked, core_probe):
                     % _kernel(kernel, 'core_sched'))
 
 
+def rdt_options(cmdline):
+    """What the kernel command line's ``rdt=`` asks of the resctrl features: {name: True (forced on) or False (forced
+    off, ``!name``)}, names not given left out. A name both forced on and off is on (the kernel's
+    arch/x86/kernel/cpu/resctrl/core.c, rdt_cpu_has: force_on is read last)."""
+    options = {}
+    for match in _RDT.finditer(cmdline or ''):
+        for item in match.group(1).split(','):
+            name = item.lstrip('!')
+            if name:
+                options[name] = options.get(name) is True or not item.startswith('!')
+    return options
+
+
 def _resctrl(probes, paths, kernel):
     # pkg/koordlet/util/system/resctrl.go, IsSupportResctrl / isCPUSupportResctrl: the CPU flags cat_l3 and mba in
     # /proc/cpuinfo, both; the kernel command line's rdt= is only logged (isKernelSupportResctrl, not needed on AMD);
-    # CheckAndTryEnableResctrlCat mounts resctrl itself when info/L3/cbm_mask is missing
+    # CheckAndTryEnableResctrlCat mounts resctrl itself when info/L3/cbm_mask is missing, and fails when the mount
+    # does not show it. What the kernel enables decides whether that mount can work: the mount point exists only
+    # when the kernel has resctrl for this CPU, and rdt=!l3cat / rdt=!mba turn a resource off.
     cpuinfo = _text(probes, paths['cpuinfo'])
     if cpuinfo is None:
         return _feature('resctrl', False, '%s cannot be read' % paths['cpuinfo'], 'check that %s is procfs'
@@ -269,17 +293,40 @@ def _resctrl(probes, paths, kernel):
     if missing:
         return _feature('resctrl', False, 'the CPU flags in %s lack %s' % (paths['cpuinfo'], ' and '.join(missing)),
                         'resctrl QoS needs a CPU with L3 cache allocation and memory bandwidth allocation (Intel RDT '
-                        'or AMD PQoS), on bare metal; turn resctrlQOS off in the NodeSLO on this node; '
-                        + _kernel(kernel, 'resctrl'))
+                        'or AMD PQoS), on bare metal or passed through by the hypervisor; turn resctrlQOS off in the '
+                        'NodeSLO for this node; ' + _kernel(kernel, 'resctrl'))
+    cmdline = _text(probes, paths['cmdline']) or ''
+    rdt = rdt_options(cmdline)
+    off = [name for name in ('l3cat', 'mba') if rdt.get(name) is False]
+    if off:
+        return _feature('resctrl', False, 'the kernel command line turns %s off (%s)' % (
+            ' and '.join(off), ' '.join(arg for arg in cmdline.split() if arg.startswith('rdt='))),
+            'take %s out of rdt= in the boot loader\'s kernel command line and reboot (node_prep_kernel_args adds '
+            'arguments, it does not take them out)' % ' and '.join('!' + name for name in off))
+    if not _exists(probes, paths['resctrl_dir']):
+        return _feature('resctrl', False, '%s does not exist: the running kernel has no resctrl for this CPU, so '
+                        'koordlet cannot mount it' % paths['resctrl_dir'],
+                        'boot a kernel built with CONFIG_X86_CPU_RESCTRL (%s), or turn resctrlQOS off in the NodeSLO '
+                        'for this node' % _kernel(kernel, 'resctrl'))
+    if _exists(probes, paths['resctrl_info']):
+        # mounted: what the mount shows is what the kernel enabled
+        lacking = [(what, path, name) for what, path, name in (
+            ('L3 cache allocation', paths['l3_cbm'], 'l3cat'), ('memory bandwidth allocation', paths['mb_info'], 'mba'))
+            if not _exists(probes, path)]
+        if lacking:
+            return _feature('resctrl', False, 'resctrl is mounted without %s (%s missing): the kernel did not enable '
+                            'it' % (' and '.join(item[0] for item in lacking), ', '.join(item[1] for item in lacking)),
+                            'add rdt=%s to the kernel command line (node_prep_kernel_args) and reboot'
+                            % ','.join(item[2] for item in lacking))
     notes = []
     if not _exists(probes, paths['l3_cbm']):
-        notes.append('%s is missing: resctrl is not mounted; koordlet mounts it itself at /sys/fs/resctrl'
-                     % paths['l3_cbm'])
-    cmdline = _text(probes, paths['cmdline']) or ''
-    if _vendor(cpuinfo) != 'AuthenticAMD' and not (_RDT_L3.search(cmdline) and _RDT_MBA.search(cmdline)):
+        notes.append('%s is missing: resctrl is not mounted; koordlet mounts it itself at %s'
+                     % (paths['l3_cbm'], paths['resctrl_dir']))
+    if _vendor(cpuinfo) != 'AuthenticAMD' and not (rdt.get('l3cat') and rdt.get('mba')):
         notes.append('the kernel command line has no rdt=l3cat,mba (koordlet only logs it; add it with '
-                     'node_prep_kernel_args if the kernel leaves either off by default)')
-    return _feature('resctrl', True, 'the CPU flags cat_l3 and mba are there', note='; '.join(notes))
+                     'node_prep_kernel_args if the mount lacks info/L3 or info/MB)')
+    return _feature('resctrl', True, 'the CPU flags cat_l3 and mba are there and %s exists' % paths['resctrl_dir'],
+                    note='; '.join(notes))
 
 
 def _nri(probes, paths, asked):
@@ -345,12 +392,13 @@ def verdict(probes, asked, host, kernel='', core_probe=None):
     prctl(PR_SCHED_CORE_GET) answer ({supported, error}) or None.
 
     Returns {features: [{feature, title, ok, why, fix, note}], hazard: [paths], warnings: [one line per feature
-    that cannot work, naming host, feature, why and what to change; one per conflict], notes}."""
+    that cannot work, naming host, feature, why and what to change; one per conflict], notes, pending: [the features
+    asked that settle() judges after the plan]}."""
     asked = _asked(asked)
     paths = _paths(asked)
     features = []
     for name in FEATURES:
-        if name not in (asked['features'] or []):
+        if name not in (asked['features'] or []) or name in SETTLED_AFTER_PLAN:
             continue
         if name == 'memory_qos':
             features.append(_memory_qos(probes, paths, kernel))
@@ -366,14 +414,69 @@ def verdict(probes, asked, host, kernel='', core_probe=None):
             features.append(_resctrl(probes, paths, kernel))
         else:
             features.append(_nri(probes, paths, asked))
-    warnings = ['%s: koordlet cannot do %s: %s. %s.' % (host, item['title'], item['why'], _capital(item['fix']))
-                for item in features if not item['ok']]
+    warnings = [_warning(host, item) for item in features if not item['ok']]
     if 'group_identity' in (asked['features'] or []) and 'core_sched' in (asked['features'] or []):
         # bvt.go, initSysctl: group identity switches core scheduling off (sched_core=0) before it starts
         warnings.append('%s: group identity and core scheduling exclude each other: koordlet switches core '
                         'scheduling off to enable group identity. Choose one CPU policy in the NodeSLO.' % host)
     notes = ['%s: %s: %s.' % (host, item['title'], item['note']) for item in features if item['ok'] and item['note']]
-    return {'features': features, 'hazard': hazard(probes, asked), 'warnings': warnings, 'notes': notes}
+    return {'features': features, 'hazard': hazard(probes, asked), 'warnings': warnings, 'notes': notes,
+            'pending': [name for name in SETTLED_AFTER_PLAN if name in (asked['features'] or [])]}
+
+
+def _cpuset(kubelet):
+    # pkg/koordlet/statesinformer/impl/states_noderesourcetopology.go, calcNodeTopo: koordlet takes over the cpusets
+    # of new pods and advises cpuManagerPolicy none (static only until the pods the kubelet pinned are gone);
+    # calGuaranteedCpu: it reports the kubelet's pinned CPUs except for pods koord-scheduler gave CPUs, which the
+    # kubelet's static policy pins all the same; pkg/koordlet/runtimehooks/hooks/cpuset/rule.go, getContainerCPUSet
+    kubelet = kubelet if isinstance(kubelet, dict) else {}
+    config = kubelet.get('effective_config')
+    if not isinstance(config, dict):
+        config = kubelet.get('config')
+    if kubelet.get('skipped') or not isinstance(config, dict):
+        return _feature('cpuset', False, 'this run does not read the kubelet configuration (node_prep_kubelet_enabled '
+                        'is false), so its cpuManagerPolicy is not known',
+                        'make sure the kubelet runs with cpuManagerPolicy none, or run node_prep with the kubelet '
+                        'concern on (check mode is enough) to have it checked')
+    policy = str(config.get('cpuManagerPolicy') or 'none')
+    when = 'after this run' if kubelet.get('changed') else 'now'
+    if policy == 'none':
+        return _feature('cpuset', True, 'the kubelet runs with cpuManagerPolicy none %s: the CPUs of LSR and LSE '
+                        'pods are koord-scheduler\'s alone' % when)
+    if policy == 'static':
+        return _feature('cpuset', False, 'the kubelet runs with cpuManagerPolicy static %s: its CPU manager also pins '
+                        'every Guaranteed container with whole CPUs (each LSR and LSE pod is one) to CPUs of its own '
+                        'choosing, beside the CPUs koord-scheduler gives the pod and koordlet applies' % when,
+                        'Koordinator advises cpuManagerPolicy none where koord-scheduler places LSR/LSE pods: set '
+                        'node_prep_cpu_manager_policy to none; or leave cpuset out of node_prep_koordlet_features '
+                        'while the kubelet is to keep pinning Guaranteed pods')
+    return _feature('cpuset', False, 'the kubelet runs with cpuManagerPolicy %s %s, which koordlet does not know'
+                    % (policy, when), 'set node_prep_cpu_manager_policy to none')
+
+
+def settle(result, kubelet, host):
+    """``result`` (a verdict) with the features judged on the kubelet configuration node_prep's plan leaves added
+    (SETTLED_AFTER_PLAN: cpuset), from ``kubelet``: node_config's kubelet result of the plan (its ``config`` or
+    ``effective_config``; None or skipped: the kubelet concern is off). Their warnings are in ``warnings`` and, alone,
+    in ``settled_warnings``; ``pending`` is then empty. A new dict; ``result`` is left as it is."""
+    result = dict(result or {})
+    pending = list(result.get('pending') or [])
+    if not pending:
+        return result
+    added = [_cpuset(kubelet)] if 'cpuset' in pending else []
+    order = dict((name, index) for index, name in enumerate(FEATURES))
+    result['features'] = sorted(list(result.get('features') or []) + added, key=lambda item: order[item['feature']])
+    settled = [_warning(host, item) for item in added if not item['ok']]
+    result['warnings'] = list(result.get('warnings') or []) + settled
+    result['notes'] = list(result.get('notes') or []) + ['%s: %s: %s.' % (host, item['title'], item['note'])
+                                                         for item in added if item['ok'] and item['note']]
+    result['settled_warnings'] = settled
+    result['pending'] = []
+    return result
+
+
+def _warning(host, item):
+    return '%s: koordlet cannot do %s: %s. %s.' % (host, item['title'], item['why'], _capital(item['fix']))
 
 
 def _capital(text):

@@ -73,14 +73,16 @@ class Concern(object):
     - ``check_only``: it changes nothing (``module`` None, no files): its plan is the pre-flight's verdict of the
       same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host, checking)``
       returns (errors, notes) once the plan of every concern is known (``changing``: {name: bool}; ``checking``: a
-      check-mode run), errors stopping the node before its lock.
+      check-mode run), errors stopping the node before its lock; ``settle(plan, result, host)`` completes a
+      check-only concern's verdict from node_config's plan ``result`` before anything reads it.
     """
 
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
                  before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
-                 plan_reads=None, module_args=None, plan_more=None):
+                 plan_reads=None, module_args=None, plan_more=None, settle=None):
         self.name = name
+        self.settle = settle
         self.check_only = check_only
         self.judge = judge
         self.module_args = dict(module_args or {})
@@ -367,13 +369,15 @@ def _koordlet_enabled(settings):
 
 
 def _koordlet_judge(plan, changing, settings, host, checking):
+    # what settle() judged on the plan's kubelet configuration, and the cpu.idle hazard
+    settled = list(plan.get('settled_warnings') or [])
     hazard = list(plan.get('hazard') or [])
     if not hazard:
-        return [], []
+        return [], settled
     # the apply stops and starts the kubelet when its configuration changes and the role manages the services
     restarting = bool(changing.get('kubelet')) and _truthy(settings.get('manage_services'))
     message = koordlet_node.hazard_message(host, hazard, restarting, checking)
-    return ([message], []) if restarting else ([], ['WARNING: ' + message])
+    return ([message], settled) if restarting else ([], settled + ['WARNING: ' + message])
 
 
 def _koordlet_plan_entry(result):
@@ -415,7 +419,8 @@ KOORDLET = Concern(
     plan_key='koordlet', plan_entry=_koordlet_plan_entry, plan_labels=_koordlet_plan_labels,
     report=_koordlet_report, summary_line=_koordlet_summary_line, fleet_parts=_none,
     drift_parts=_koordlet_drift_parts, verify='the pre-flight reads the files koordlet checks', check_only=True,
-    judge=_koordlet_judge)
+    judge=_koordlet_judge,
+    settle=lambda plan, result, host: koordlet_node.settle(plan, result.get('kubelet'), host))
 
 
 # ------------------------------------------------------------------ the performance profile: perf_profile

@@ -93,6 +93,9 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     checks = node.get('checks') or {}
     # a check-only concern's plan is the pre-flight's verdict of its name; it never changes the node
     plans = dict((c.name, (checks.get(c.name) if c.check_only else result.get(c.name)) or {}) for c in concerns)
+    for concern in concerns:
+        if concern.check_only and concern.settle is not None:
+            plans[concern.name] = concern.settle(plans[concern.name], result, host)
     changing = dict((c.name, not c.check_only and truthy(plans[c.name].get('changed'))) for c in concerns)
     kubelet = plans.get('kubelet') or {}
 

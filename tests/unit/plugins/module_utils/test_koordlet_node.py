@@ -24,6 +24,10 @@ BESTEFFORT = SYSTEMD + '/kubepods-besteffort.slice/cpu.idle'
 CPUINFO_INTEL = 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu sse cat_l3 cdp_l3 mba rdt_a\n'
 CPUINFO_AMD = 'processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu cat_l3 mba\n'
 CPUINFO_NO_MBA = 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu cat_l3\n'
+# /sys/fs/resctrl: the kernel's mount point (a directory), and what a mount of it shows
+RESCTRL_DIR = ('/sys/fs/resctrl', None)
+MOUNTED = (RESCTRL_DIR, ('/sys/fs/resctrl/info', None), ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n'),
+           ('/sys/fs/resctrl/info/MB', None))
 
 
 def files(**texts):
@@ -89,15 +93,27 @@ VECTORS = [
      'upstream Linux has it since 5.14, built with CONFIG_SCHED_CORE', 'core_sched.go: "only 5.14 and later"'),
     # pkg/koordlet/util/system/resctrl.go, IsSupportResctrl / isCPUSupportResctrl: cat_l3 and mba, both
     ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/proc/cmdline', 'quiet rdt=l3cat,mba\n'),
-                       ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n')), None, None, True,
-     'the CPU flags cat_l3 and mba are there', 'resctrl.go isCPUSupportResctrl'),
-    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL)), None, None, True,
+                       *MOUNTED), None, None, True,
+     'the CPU flags cat_l3 and mba are there and /sys/fs/resctrl exists', 'resctrl.go isCPUSupportResctrl'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), RESCTRL_DIR), None, None, True,
      'resctrl is not mounted; koordlet mounts it itself', 'resctrl.go CheckAndTryEnableResctrlCat'),
-    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n')), None, None,
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), *MOUNTED), None, None,
      True, 'no rdt=l3cat,mba (koordlet only logs it', 'resctrl.go isKernelSupportResctrl / isResctrlAvailableByKernelCmd'),
     ('resctrl', probes(('/proc/cpuinfo', CPUINFO_NO_MBA)), None, None, False, 'lack mba',
      'resctrl.go isResctrlAvailableByCpuInfo'),
     ('resctrl', {}, None, None, False, '/proc/cpuinfo cannot be read', 'resctrl.go isCPUSupportResctrl (error)'),
+    # the kernel decides what koordlet's mount shows (resctrl.go CheckAndTryEnableResctrlCat fails without
+    # info/L3/cbm_mask): rdt=!name turns a resource off (the kernel's resctrl/core.c, rdt_cpu_has), no mount point
+    # means no resctrl in this kernel, and a mount without info/L3 or info/MB names the rdt= to add
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/proc/cmdline', 'quiet rdt=cmt,!mba\n'), *MOUNTED), None,
+     None, False, 'take !mba out of rdt=', 'the kernel resctrl/core.c set_rdt_options / rdt_cpu_has'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), ('/proc/cmdline', 'rdt=!l3cat rdt=l3cat,mba\n'), *MOUNTED),
+     None, None, True, 'and /sys/fs/resctrl exists', 'rdt_cpu_has: a resource forced on and off is on'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL)), None, None, False,
+     'built with CONFIG_X86_CPU_RESCTRL', 'resctrl.go MountResctrlSubsystem: the mount point must exist'),
+    ('resctrl', probes(('/proc/cpuinfo', CPUINFO_INTEL), RESCTRL_DIR, ('/sys/fs/resctrl/info', None),
+                       ('/sys/fs/resctrl/info/L3/cbm_mask', 'fff\n')), None, None, False,
+     'add rdt=mba to the kernel command line', 'resctrl.go CheckAndTryEnableResctrlCat; schemata MB lines'),
     # pkg/koordlet/runtimehooks/nri/option.go, Validate; config.go RuntimeHooksNRISocketPath; system/config.go
     ('nri', probes(('/var/run/nri/nri.sock', None)), None, None, True, '/var/run/nri/nri.sock exists',
      'nri/option.go Validate'),
@@ -122,8 +138,7 @@ def test_each_feature_as_koordlet_decides_it(feature, found, core_probe, nri_ena
 
 def test_resctrl_on_amd_needs_no_kernel_argument():
     # resctrl.go, isKernelSupportResctrl: AMD CPUs skip the command-line check
-    item, _result = verdict('resctrl', probes(('/proc/cpuinfo', CPUINFO_AMD),
-                                              ('/sys/fs/resctrl/info/L3/cbm_mask', 'ff\n')))
+    item, _result = verdict('resctrl', probes(('/proc/cpuinfo', CPUINFO_AMD), *MOUNTED))
     assert item['ok'] and item['note'] == ''
 
 
@@ -142,8 +157,9 @@ def test_the_probed_paths_follow_what_is_asked():
     assert kn.probe_paths({'kubelet_enabled': False}) == []
     assert kn.probe_paths({'kubelet_enabled': False, 'features': ['nri'], 'nri_socket': '/run/x.sock'}) == ['/run/x.sock']
     assert kn.probe_paths({'kubelet_enabled': False, 'features': ['resctrl'], 'proc_root': '/t/proc',
-                           'sys_root': '/t/sys'}) == ['/t/proc/cmdline', '/t/proc/cpuinfo',
-                                                      '/t/sys/fs/resctrl/info/L3/cbm_mask']
+                           'sys_root': '/t/sys'}) == ['/t/proc/cmdline', '/t/proc/cpuinfo', '/t/sys/fs/resctrl',
+                                                      '/t/sys/fs/resctrl/info', '/t/sys/fs/resctrl/info/L3/cbm_mask',
+                                                      '/t/sys/fs/resctrl/info/MB']
     assert kn.unknown_features(['psi', 'rdt', 'cpu-idle']) == ['cpu-idle', 'rdt']
 
 
@@ -258,4 +274,110 @@ def test_unknown_features_are_refused_by_the_pre_flight():
     checks = preflight.checks({'kubelet': {'config_path': '/k', 'exists': True}},
                               {'koordlet_features': ['psi', 'rdt'], 'nri_enabled': None}, HOST)
     assert checks['errors'] == ['node_prep: node-1: node_prep_koordlet_features names rdt (allowed: memory_qos, '
-                                'cpu_idle, core_sched, group_identity, psi, resctrl, nri). Nothing was changed.']
+                                'cpu_idle, core_sched, group_identity, psi, resctrl, nri, cpuset). Nothing was changed.']
+
+
+# ------------------------------------------------------------------- cpuset: the kubelet's CPU manager policy
+# pkg/koordlet/statesinformer/impl/states_noderesourcetopology.go, calcNodeTopo (koordlet takes over the cpusets
+# and advises cpuManagerPolicy none) and calGuaranteedCpu (pods koord-scheduler gave CPUs are not reported as the
+# kubelet's, which its static policy pins all the same); judged on the kubelet configuration the plan leaves
+CPUSET_VECTORS = [
+    ({'changed': False, 'config': {}}, True, 'cpuManagerPolicy none now'),
+    ({'changed': True, 'config': {'cpuManagerPolicy': 'none'}}, True, 'cpuManagerPolicy none after this run'),
+    ({'changed': True, 'config': {'cpuManagerPolicy': 'static'}}, False, 'set node_prep_cpu_manager_policy to none'),
+    # the drop-in mode: what the kubelet runs is the main file with the drop-ins merged over it
+    ({'changed': False, 'config': {}, 'effective_config': {'cpuManagerPolicy': 'static'}}, False,
+     'cpuManagerPolicy static now'),
+    ({'changed': False, 'skipped': True}, False, 'node_prep_kubelet_enabled is false'),
+    (None, False, 'its cpuManagerPolicy is not known'),
+    ({'changed': False, 'config': {'cpuManagerPolicy': 'pinned'}}, False, 'which koordlet does not know'),
+]
+
+
+@pytest.mark.parametrize('kubelet, ok, words', CPUSET_VECTORS)
+def test_cpuset_is_judged_on_the_kubelet_configuration_the_plan_leaves(kubelet, ok, words):
+    checked = kn.verdict({}, {'features': ['memory_qos', 'cpuset']}, HOST)
+    assert checked['pending'] == ['cpuset'] and [i['feature'] for i in checked['features']] == ['memory_qos']
+    settled = kn.settle(checked, kubelet, HOST)
+    item = settled['features'][-1]
+    assert [i['feature'] for i in settled['features']] == ['memory_qos', 'cpuset'] and settled['pending'] == []
+    assert item['ok'] is ok and words in item['why'] + ' ' + item['fix']
+    assert settled['settled_warnings'] == ([] if ok else [kn._warning(HOST, item)])
+    assert settled['warnings'] == checked['warnings'] + settled['settled_warnings']
+    assert checked['pending'] == ['cpuset'], 'settle() leaves its argument alone'
+    assert kn.settle(settled, {'config': {'cpuManagerPolicy': 'static'}}, HOST) == settled, 'settled once'
+
+
+def test_a_static_kubelet_is_named_in_the_decision_the_report_and_the_audit():
+    node = _node({}, ['cpuset'])
+    plan = _plan(True)
+    plan['kubelet']['config'] = {'cpuManagerPolicy': 'static'}
+    d = nd.decide(plan, node, SETTINGS, True, HOST, 's', 1)
+    warning = d['plan_koordlet']['settled_warnings'][0]
+    assert warning.startswith('node-1: koordlet cannot do LSR/LSE CPU binding') and warning in d['notes']
+    assert 'cpuManagerPolicy static after this run' in warning and d['plan']['koordlet'] == ['cpuset']
+    variables = {'node_prep__plan': d, 'node_prep__run': {}}
+    report = fleet.node_report(variables)
+    assert 'koordlet: cpuset NO' in fleet.node_summary(HOST, report, variables)
+    assert nc.KOORDLET.drift_parts(report) == ['koordlet cannot do cpuset']
+    # the kubelet left at none: no warning
+    fine = nd.decide(_plan(False), node, SETTINGS, True, HOST, 's', 1)
+    assert fine['plan_koordlet']['features'][0]['ok'] and fine['plan_koordlet']['settled_warnings'] == []
+
+
+# ------------------------------------------------------------------- one "no" per feature, on fixture trees
+def _grow(root, entries):
+    for rel, text in entries.items():
+        path = root / rel
+        if text is None:
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+# a node where koordlet can do everything (a directory stands in for the NRI socket: only its existence is read)
+FINE_TREE = {
+    'sys/fs/cgroup/kubepods.slice/memory.min': '0\n', 'sys/fs/cgroup/kubepods.slice/cpu.idle': '0\n',
+    'sys/fs/cgroup/kubepods.slice/cpu.pressure': 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n',
+    'sys/fs/cgroup/kubepods.slice/cpu.bvt_warp_ns': '0\n',
+    'proc/cpuinfo': CPUINFO_INTEL, 'proc/cmdline': 'BOOT_IMAGE=/vmlinuz rdt=l3cat,mba quiet\n',
+    'sys/fs/resctrl/info/L3/cbm_mask': 'fff\n', 'sys/fs/resctrl/info/MB': None, 'var/run/nri/nri.sock': None,
+}
+# per feature: what the tree loses or gets instead (path: None to remove), the core scheduling probe, the kubelet
+# plan; and the words of what to change
+NO_TREES = {
+    'memory_qos': ({'sys/fs/cgroup/kubepods.slice/memory.min': None}, 'boot with cgroup v2 and the memory controller'),
+    'cpu_idle': ({'sys/fs/cgroup/kubepods.slice/cpu.idle': None}, 'or set schedIdle to 0 in the NodeSLO'),
+    'core_sched': ({}, 'move to a kernel built with core scheduling'),
+    'group_identity': ({'sys/fs/cgroup/kubepods.slice/cpu.bvt_warp_ns': None}, 'move to one, or use the coreSched'),
+    'psi': ({'sys/fs/cgroup/kubepods.slice/cpu.pressure': None}, 'add psi=1 to the kernel command line'),
+    'resctrl': ({'proc/cmdline': 'BOOT_IMAGE=/vmlinuz rdt=!l3cat\n'}, 'take !l3cat out of rdt='),
+    'nri': ({'var/run/nri/nri.sock': None}, 'enable NRI in containerd (node_prep_nri_enabled=true'),
+    'cpuset': ({}, 'set node_prep_cpu_manager_policy to none'),
+}
+
+
+@pytest.mark.parametrize('feature', kn.FEATURES)
+def test_one_no_per_feature_on_a_fixture_tree(tmp_path, feature):
+    from ansible_collections.numaops.colocation.plugins.modules.node_preflight import probe
+    assert sorted(NO_TREES) == sorted(kn.FEATURES)
+    changes, words = NO_TREES[feature]
+    _grow(tmp_path, FINE_TREE)
+    for rel, text in changes.items():
+        if text is None and (tmp_path / rel).is_dir():
+            (tmp_path / rel).rmdir()
+        elif text is None:
+            (tmp_path / rel).unlink()
+        else:
+            (tmp_path / rel).write_text(text)
+    asked = {'features': list(kn.FEATURES), 'cgroup_root': str(tmp_path / 'sys/fs/cgroup'),
+             'proc_root': str(tmp_path / 'proc'), 'sys_root': str(tmp_path / 'sys'),
+             'nri_socket': str(tmp_path / 'var/run/nri/nri.sock')}
+    found = dict((path, probe(path)) for path in kn.probe_paths(asked))   # node_preflight's own read
+    core = {'supported': feature != 'core_sched', 'error': 'EINVAL' if feature == 'core_sched' else ''}
+    kubelet = {'changed': False, 'config': {'cpuManagerPolicy': 'static' if feature == 'cpuset' else 'none'}}
+    result = kn.settle(kn.verdict(found, asked, HOST, '6.1.0-28-amd64', core), kubelet, HOST)
+    assert [item['feature'] for item in result['features'] if not item['ok']] == [feature]
+    item = [item for item in result['features'] if item['feature'] == feature][0]
+    assert words in item['fix'] and kn._warning(HOST, item) in result['warnings']

@@ -69,7 +69,7 @@ def test_a_bare_string_is_not_a_list_of_kernel_arguments():
     # a list's choices are its elements'
     ({'node_prep_koordlet_features': ['psi', 'rdt']},
      "node_prep_koordlet_features=['psi', 'rdt'] has an element 1 ('rdt') that is not one of memory_qos, cpu_idle, "
-     "core_sched, group_identity, psi, resctrl, nri"),
+     "core_sched, group_identity, psi, resctrl, nri, cpuset"),
     ({'node_prep_koordlet_features': 'psi'}, "node_prep_koordlet_features='psi' is not a list (a string)"),
 ])
 def test_numbers_ranges_choices_strings_and_dictionaries(given, fragment):
