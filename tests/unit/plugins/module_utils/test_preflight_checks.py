@@ -70,7 +70,7 @@ def test_a_node_that_fits():
                            'why': 'node_prep_kubelet_write_to=auto: the kubelet runs without --config-dir'},
         'settings': {'kubelet_enabled': True, 'memory_qos_enabled': False, 'lock_enabled': True, 'k8s_enabled': True,
                      'manage_services': True, 'reboot_allowed': False, 'nri_enabled': True},
-        'koordlet': {'features': [], 'hazard': [], 'warnings': [], 'notes': []},
+        'koordlet': {'features': [], 'hazard': [], 'warnings': [], 'notes': [], 'pending': []},
     }
 
 
