@@ -19,7 +19,7 @@ Runs on managed nodes: Python 3.8+, standard library only.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
+from ansible_collections.numaops.colocation.plugins.module_utils import pod_resources as pr
 
 REASONS = {
     'TopologyAffinityError': 'the topology manager found no NUMA placement its policy allows',
@@ -37,46 +37,26 @@ def is_refusal(pod):
     return status.get('phase') == 'Failed' and status.get('reason') in REASONS
 
 
-def _quantity(value):
-    try:
-        return parse_quantity(str(value))
-    except (QuantityError, ValueError, TypeError):
-        return None
+def _marker(invalid):
+    """The refusal report's policy for a bad quantity: left out, and its message kept in ``invalid``."""
+    def bad(field, value, error):
+        text = pr.describe(field, value, error)
+        if text not in invalid:
+            invalid.append(text)
+    return bad
 
 
-def _requests(container):
-    res = (container or {}).get('resources') or {}
-    merged = dict((k, v) for k, v in (res.get('limits') or {}).items())   # the API defaults requests to limits
-    merged.update(res.get('requests') or {})
-    out = {}
-    for name, value in merged.items():
-        number = _quantity(value)
-        if number is not None:
-            out[str(name)] = number
-    return out
+def _requests(container, where, bad=pr.skip):
+    """{resource: Fraction} one container asks (its limits stand for missing requests, as the API defaults them)."""
+    return pr.requirements((container or {}).get('resources'), where + '.resources', bad=bad, limits_default=True)
 
 
-def _add(total, more):
-    for name, value in more.items():
-        total[name] = total.get(name, 0) + value
-    return total
-
-
-def pod_requests(pod):
-    """{resource: Fraction} the pod asks for as the kubelet's pod scope counts it: the larger of its containers'
-    sum and its largest init container, plus the pod overhead."""
-    spec = (pod or {}).get('spec') or {}
-    total = {}
-    for container in spec.get('containers') or []:
-        _add(total, _requests(container))
-    for container in spec.get('initContainers') or []:
-        for name, value in _requests(container).items():
-            total[name] = max(total.get(name, 0), value)
-    for name, value in (spec.get('overhead') or {}).items():
-        number = _quantity(value)
-        if number is not None:
-            total[str(name)] = total.get(str(name), 0) + number
-    return total
+def pod_requests(pod, bad=pr.skip):
+    """{resource: Fraction} the pod asks for as the kubelet's admission and the scheduler count it
+    (component-helpers PodRequests, see module_utils/pod_resources.py): the app containers and sidecars summed,
+    at least each other init container beside the sidecars before it, pod-level requests in their place, plus
+    the pod overhead."""
+    return pr.pod_requests(pod, bad=bad, limits_default=True)
 
 
 def owner(pod):
@@ -116,27 +96,86 @@ def numa_free(facts):
     return out
 
 
-def _units(pod, scope):
-    """What the topology manager aligns at once: the pod (scope pod) or each container, init containers first."""
-    spec = (pod or {}).get('spec') or {}
-    if scope == 'pod':
-        return [('pod', pod_requests(pod))]
-    return [(c.get('name'), _requests(c)) for c in (spec.get('initContainers') or []) + (spec.get('containers') or [])]
+def _devices(requests):
+    """Resources the device manager places (extended resources with a NUMA hint): named, not placed here."""
+    return sorted(name for name in requests if name not in _NOT_DEVICES and not name.startswith('hugepages-')
+                  and '/' in name)
+
+
+def _is_memory(name):
+    return name == 'memory' or name.startswith('hugepages-')
 
 
 def _aligned(requests, guaranteed, static_cpu, static_memory):
-    """The part of a request the kubelet places per NUMA node: integer CPUs of a Guaranteed pod (static CPU
-    manager), memory and huge pages of a Guaranteed pod (Static memory manager); devices are named apart."""
+    """The part of one container's request the kubelet places per NUMA node: integer CPUs of a Guaranteed pod
+    (static CPU manager), memory and huge pages of a Guaranteed pod (Static memory manager)."""
     aligned = {}
     if guaranteed and static_cpu and requests.get('cpu') and requests['cpu'] == int(requests['cpu']):
         aligned['cpu'] = int(requests['cpu'])
     if guaranteed and static_memory:
         for name, value in requests.items():
-            if name == 'memory' or name.startswith('hugepages-'):
+            if _is_memory(name):
                 aligned[name] = int(value)
-    devices = sorted(name for name in requests if name not in _NOT_DEVICES and not name.startswith('hugepages-')
-                     and '/' in name)
-    return aligned, devices
+    return aligned
+
+
+def _pod_aligned(pod, guaranteed, static_cpu, static_memory, pod_level_managers, bad):
+    """What the hint providers ask for the whole pod (topology manager scope ``pod``, GetPodTopologyHints), and a
+    note when they ask nothing because of pod-level resources.
+
+    The CPU manager (policy_static.go podGuaranteedCPUs): each container's integer CPUs (a container with a
+    fractional request counts 0) added up as component-helpers adds requests - app containers and sidecars
+    summed, at least each other init container beside the sidecars before it; no overhead. The memory manager
+    (policy_static.go getPodRequestedResources): memory and huge pages added up the same way, for the resources an
+    app container asks; no overhead. A pod with pod-level resources (spec.resources) is not aligned by either
+    (1.34 and 1.35; later releases without the feature gate PodLevelResourceManagers); with that gate they ask
+    the pod-level requests. The managers of 1.32 and 1.33 (PodLevelResources alpha, off by default) ignore
+    pod-level resources; the kubelet's release is not known here, so this says what 1.34 and later do."""
+    aligned = {}
+    if not guaranteed or not (static_cpu or static_memory):
+        return aligned, None
+    spec = (pod or {}).get('spec') or {}
+    if pr.pod_level_set(pod):
+        if not pod_level_managers:
+            return aligned, ('has pod-level resources (spec.resources), which the CPU and memory managers do not '
+                             'place per NUMA node without the feature gate PodLevelResourceManagers')
+        level = pr.requirements(spec.get('resources'), 'spec.resources', bad=bad, limits_default=True)
+        if static_cpu and level.get('cpu') and level['cpu'] == int(level['cpu']):
+            aligned['cpu'] = int(level['cpu'])
+        if static_memory:
+            aligned.update((name, int(value)) for name, value in level.items() if _is_memory(name) and value > 0)
+        return aligned, None
+    if static_cpu:
+        def cpus(container, where):
+            requests = _requests(container, where, bad)
+            if 'cpu' not in requests:
+                return {}
+            return {'cpu': int(requests['cpu']) if requests['cpu'] == int(requests['cpu']) else 0}
+        cpu = pr.aggregate(pod, cpus).get('cpu', 0)
+        if cpu:
+            aligned['cpu'] = cpu
+    if static_memory:
+        def memory(container, where):
+            return dict((name, int(value)) for name, value in _requests(container, where, bad).items()
+                        if _is_memory(name))
+        aligned.update(pr.aggregate(pod, memory, app_resources_only=True))
+    return aligned, None
+
+
+def _units(pod, scope, guaranteed, static_cpu, static_memory, pod_level_managers, bad):
+    """What the topology manager aligns at once, each as (name, aligned, devices, note): the pod (scope
+    ``pod``) or each container, init containers first (scope ``container``)."""
+    spec = (pod or {}).get('spec') or {}
+    if scope == 'pod':
+        aligned, note = _pod_aligned(pod, guaranteed, static_cpu, static_memory, pod_level_managers, bad)
+        return [('pod', aligned, _devices(pod_requests(pod, bad)), note)]
+    units = []
+    for kind in ('initContainers', 'containers'):
+        for index, container in enumerate(spec.get(kind) or []):
+            requests = _requests(container, 'spec.%s[%d]' % (kind, index), bad)
+            units.append((container.get('name'), _aligned(requests, guaranteed, static_cpu, static_memory),
+                          _devices(requests), None))
+    return units
 
 
 def _fits(aligned, free):
@@ -167,8 +206,9 @@ def _free_text(free):
     return 'NUMA %d: %s' % (free['numa_node'], ', '.join(parts))
 
 
-def explain(pod, facts):
-    """Why the pod could not be placed on one NUMA node, from the node's policies and what is free now."""
+def explain(pod, facts, bad=pr.skip):
+    """Why the pod could not be placed on one NUMA node, from the node's policies and what is free now; a bad
+    quantity goes to ``bad`` (see module_utils/pod_resources.py)."""
     config = ((facts.get('kubelet') or {}).get('config')) or {}
     policy = config.get('topologyManagerPolicy') or 'none'
     scope = config.get('topologyManagerScope') or 'container'
@@ -176,14 +216,18 @@ def explain(pod, facts):
     static_cpu = ((kubelet.get('cpu_manager') or {}).get('policy') or config.get('cpuManagerPolicy')) == 'static'
     static_memory = ((kubelet.get('memory_manager') or {}).get('policy')
                      or config.get('memoryManagerPolicy')) == 'Static'
+    pod_level_managers = str((config.get('featureGates') or {}).get('PodLevelResourceManagers')).lower() == 'true'
     qos = ((pod.get('status') or {}).get('qosClass'))
     free = numa_free(facts)
     units = []
-    for name, requests in _units(pod, scope):
-        aligned, devices = _aligned(requests, qos == 'Guaranteed', static_cpu, static_memory)
+    notes = []
+    for name, aligned, devices, note in _units(pod, scope, qos == 'Guaranteed', static_cpu, static_memory,
+                                               pod_level_managers, bad):
         fits = [f['numa_node'] for f in free if _fits(aligned, f)] if aligned else None
         units.append({'name': name, 'aligned': dict((k, show(k, v)) for k, v in sorted(aligned.items())),
                       'devices': devices, 'fits_numa_nodes': fits})
+        if note:
+            notes.append('%s %s %s' % ('pod' if scope == 'pod' else 'container', name, note))
     texts = []
     for unit in units:
         if not unit['aligned'] and not unit['devices']:
@@ -199,6 +243,7 @@ def explain(pod, facts):
         else:
             verdict = ': no single NUMA node holds it now'
         texts.append('%s %s asks %s%s' % ('pod' if scope == 'pod' else 'container', unit['name'], asks, verdict))
+    texts.extend(notes)
     if not texts:
         texts.append('asks nothing the kubelet aligns per NUMA node here (not Guaranteed with integer CPUs under '
                      'the static CPU manager, nor Guaranteed memory under the Static memory manager)')
@@ -219,14 +264,19 @@ def refusals(pods, facts):
         meta = pod.get('metadata') or {}
         status = pod.get('status') or {}
         kind, name, workload = owner(pod)
+        invalid = []
+        bad = _marker(invalid)
         message = status.get('message') or ''
         item = {'namespace': meta.get('namespace') or 'default', 'pod': meta.get('name'), 'uid': meta.get('uid'),
                 'created': meta.get('creationTimestamp'), 'reason': status.get('reason'),
                 'reason_text': REASONS[status.get('reason')],
                 'message': message[len(MESSAGE_PREFIX):] if message.startswith(MESSAGE_PREFIX) else message,
                 'qos': status.get('qosClass'), 'owner_kind': kind, 'owner': name, 'workload': workload,
-                'requests': dict((k, show(k, v)) for k, v in sorted(pod_requests(pod).items()))}
-        item.update(explain(pod, facts))
+                'requests': dict((k, show(k, v)) for k, v in sorted(pod_requests(pod, bad).items()))}
+        item.update(explain(pod, facts, bad))
+        item['invalid'] = invalid
+        if invalid:
+            item['why'] += '; left out, not quantities: %s' % '; '.join(invalid)
         found.append(item)
     counts = {}
     for item in found:

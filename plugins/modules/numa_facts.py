@@ -276,11 +276,14 @@ ansible_facts:
             - Each with C(namespace), C(pod), C(uid), C(created), C(reason), C(reason_text), C(message) (without
               the C(Pod was rejected) prefix), C(qos), C(owner_kind) and C(owner) (its controller), C(workload)
               (C(Deployment/<name>) for a ReplicaSet of a Deployment), C(owner_refusals) (refused pods of the same
-              controller on the node), C(requests) (the pod's effective requests), C(policy) and C(scope) (the
-              topology manager's), C(units) (what the topology manager aligns at once - the pod, or each container
-              - with C(aligned), the requests the kubelet places per NUMA node, C(devices) and
-              C(fits_numa_nodes)), C(numa_free) (per NUMA node C(free_exclusive_cpus) and, under the Static memory
-              manager, C(memory) free per resource in bytes, as read now) and C(why), one sentence.
+              controller on the node), C(requests) (the pod's effective requests as Kubernetes adds them up -
+              containers and sidecar init containers summed, at least each other init container beside the
+              sidecars before it, pod-level requests in their place, plus the overhead), C(policy) and C(scope)
+              (the topology manager's), C(units) (what the topology manager aligns at once - the pod, or each
+              container - with C(aligned), what the CPU and memory managers ask to place per NUMA node, C(devices)
+              and C(fits_numa_nodes)), C(numa_free) (per NUMA node C(free_exclusive_cpus) and, under the Static
+              memory manager, C(memory) free per resource in bytes, as read now), C(invalid) (the pod's values that
+              are not quantities, each naming its field; left out of the sums) and C(why), one sentence.
           type: list
           elements: dict
         unknown:

@@ -38,6 +38,7 @@ import math
 import struct
 
 from ansible_collections.numaops.colocation.plugins.module_utils import memqos as mq
+from ansible_collections.numaops.colocation.plugins.module_utils import pod_resources as pr
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     DEFAULT_EVICTION_MEMORY, IGNORED_EVICTION_PERCENTAGES)
 
@@ -52,50 +53,26 @@ TERMINAL_PHASES = ('Succeeded', 'Failed')
 _quantity = mq.exact_quantity
 
 
-def _memory(resource_list, where):
-    """The exact memory quantity (a Fraction) of a ResourceList, 0 when absent."""
-    value = (resource_list or {}).get('memory')
-    if value is None:
-        return 0
-    return _quantity(value, where + '[memory]')
-
-
-def _requests(resources, where):
-    """The exact memory request of a ResourceRequirements, 0 when absent."""
-    return _memory((resources or {}).get('requests'), where + '.requests')
-
-
 _value = mq.whole_bytes
+
+
+def _refuse(field, value, error):
+    """The flavour's policy for a bad quantity in a pod: refuse the pod, naming the field (a negative value with
+    the engine's message, memqos.exact_quantity)."""
+    if error is None:
+        _quantity(value, field)
+    raise mq.MemQosError(str(error))
 
 
 def pod_memory_request(pod):
     """Bytes of the pod's memory request as the kubelet counts it.
 
-    component-helpers resource/helpers.go, PodRequests and aggregateContainerResourcesByFn: the sum of
+    component-helpers resource/helpers.go, PodRequests (module_utils/pod_resources.py): the sum of
     spec.containers; a restartable init container (restartPolicy Always, a sidecar) adds to that sum; each
     other init container needs itself plus the sidecars before it; the pod needs the largest of these; pod-level
     spec.resources.requests replace the containers' sum; spec.overhead is added. Summed exactly, then rounded up.
     """
-    spec = (pod or {}).get('spec') or {}
-    total = 0
-    for index, container in enumerate(spec.get('containers') or []):
-        total += _requests(container.get('resources'), 'spec.containers[%d].resources' % index)
-    sidecars = 0
-    init_need = 0
-    for index, container in enumerate(spec.get('initContainers') or []):
-        need = _requests(container.get('resources'), 'spec.initContainers[%d].resources' % index)
-        if container.get('restartPolicy') == 'Always':
-            total += need
-            sidecars += need
-            need = sidecars
-        else:
-            need = need + sidecars
-        init_need = max(init_need, need)
-    total = max(total, init_need)
-    if (((spec.get('resources') or {}).get('requests') or {}).get('memory')) is not None:
-        total = _requests(spec.get('resources'), 'spec.resources')
-    total += _memory(spec.get('overhead'), 'spec.overhead')
-    return _value(total)
+    return _value(pr.pod_requests(pod, names=('memory',), bad=_refuse).get('memory', 0))
 
 
 def _float32(value):

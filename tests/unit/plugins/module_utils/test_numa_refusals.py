@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals as nr
+from ansible_collections.numaops.colocation.plugins.module_utils.quantity import parse_quantity
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of
 
 GI = 1 << 30
@@ -54,7 +55,7 @@ def test_requests_of_the_pod_scope():
                                                                                  'hugepages-1Gi': '2Gi'}}})
     pod['spec']['overhead'] = {'cpu': '250m'}
     got = nr.pod_requests(pod)
-    assert got == {'cpu': 3 + nr.parse_quantity('250m'), 'memory': GI, 'hugepages-1Gi': 2 * GI}
+    assert got == {'cpu': 3 + parse_quantity('250m'), 'memory': GI, 'hugepages-1Gi': 2 * GI}
     limits_only = {'spec': {'containers': [{'name': 'x', 'resources': {'limits': {'cpu': '4'}}}]}}
     assert nr.pod_requests(limits_only) == {'cpu': 4}
     bad = {'spec': {'containers': [{'name': 'x', 'resources': {'requests': {'cpu': 'lots'}}}]}}
@@ -147,3 +148,72 @@ def test_numa_facts_carry_the_refusals():
     facts = numa.collect(tree('xeon8358-2s'), pods=[refused_pod('big')])
     assert [i['pod'] for i in facts['refusals']] == ['big']
     assert numa.collect(tree('xeon8358-2s'))['refusals'] is None
+
+
+def _pod_scope_facts():
+    facts = facts_of('xeon8358-2s')          # free exclusive CPUs 48 (NUMA 0) and 64 (NUMA 1); Static memory
+    facts['kubelet']['config']['topologyManagerScope'] = 'pod'
+    return facts
+
+
+def _container(name, cpu, memory='1Gi', sidecar=False):
+    resources = {'requests': {'cpu': cpu, 'memory': memory}, 'limits': {'cpu': cpu, 'memory': memory}}
+    entry = {'name': name, 'resources': resources}
+    if sidecar:
+        entry['restartPolicy'] = 'Always'
+    return entry
+
+
+def test_pod_scope_counts_a_sidecar_beside_the_containers():
+    """A sidecar (init container with restartPolicy Always) runs beside the app containers: the CPU manager's
+    podGuaranteedCPUs and the memory manager's getPodRequestedResources add it, 40 + 30 CPUs = 70, which neither
+    NUMA node has free."""
+    pod = refused_pod('mesh', cpu='40', memory='1Gi')
+    pod['spec']['initContainers'] = [_container('proxy', '30', '512Mi', sidecar=True)]
+    item = nr.refusals([pod], _pod_scope_facts())[0]
+    assert item['units'] == [{'name': 'pod', 'aligned': {'cpu': '70', 'memory': '1.5Gi'}, 'devices': [],
+                              'fits_numa_nodes': []}]
+    assert 'pod pod asks cpu 70, memory 1.5Gi: no single NUMA node holds it now' in item['why']
+    assert item['requests'] == {'cpu': '70', 'memory': '1.5Gi'}
+
+
+def test_pod_scope_an_init_container_needs_itself_plus_the_sidecars_before_it():
+    """An init container runs beside the sidecars started before it: 10 (sidecar) + 56 = 66 CPUs, more than the
+    containers' 20 + 10 and than either NUMA node has free; the pod's requests count it the same way
+    (component-helpers PodRequests)."""
+    pod = refused_pod('warm', cpu='20', memory='1Gi')
+    pod['spec']['initContainers'] = [_container('proxy', '10', sidecar=True), _container('warmup', '56')]
+    item = nr.refusals([pod], _pod_scope_facts())[0]
+    assert item['units'][0]['aligned'] == {'cpu': '66', 'memory': '2Gi'}
+    assert item['units'][0]['fits_numa_nodes'] == []
+    assert item['requests'] == {'cpu': '66', 'memory': '2Gi'}
+    plain = refused_pod('plain', cpu='20', memory='1Gi')
+    plain['spec']['initContainers'] = [_container('warmup', '50', '4Gi')]
+    assert nr.refusals([plain], _pod_scope_facts())[0]['units'][0]['aligned'] == {'cpu': '50', 'memory': '4Gi'}
+
+
+def test_pod_scope_asks_what_the_hint_providers_ask():
+    """The CPU manager counts each container's integer CPUs (a fractional container counts 0, the others are still
+    placed), neither manager counts the pod overhead; the pod's requests do."""
+    pod = refused_pod('mixed', cpu='40', memory='1Gi')
+    pod['spec']['containers'].append(_container('log', '1500m', '512Mi'))
+    pod['spec']['overhead'] = {'cpu': '250m', 'memory': '64Mi'}
+    item = nr.refusals([pod], _pod_scope_facts())[0]
+    assert item['units'][0]['aligned'] == {'cpu': '40', 'memory': '1.5Gi'}
+    assert item['requests'] == {'cpu': '41750m', 'memory': '1.6Gi'}
+
+
+def test_pod_scope_with_pod_level_resources():
+    """Pod-level resources (spec.resources): the CPU and memory managers do not place the pod per NUMA node unless
+    the kubelet has the feature gate PodLevelResourceManagers; with it they ask the pod-level requests."""
+    pod = refused_pod('level', cpu='4', memory='1Gi')
+    pod['spec']['resources'] = {'requests': {'cpu': '70', 'memory': '8Gi'}, 'limits': {'cpu': '70', 'memory': '8Gi'}}
+    facts = _pod_scope_facts()
+    item = nr.refusals([pod], facts)[0]
+    assert item['units'][0]['aligned'] == {} and item['requests'] == {'cpu': '70', 'memory': '8Gi'}
+    assert ('pod pod has pod-level resources (spec.resources), which the CPU and memory managers do not place per '
+            'NUMA node without the feature gate PodLevelResourceManagers') in item['why']
+    facts['kubelet']['config']['featureGates'] = {'PodLevelResourceManagers': True}
+    item = nr.refusals([pod], facts)[0]
+    assert item['units'][0]['aligned'] == {'cpu': '70', 'memory': '8Gi'}
+    assert item['units'][0]['fits_numa_nodes'] == []
