@@ -156,8 +156,14 @@ def derive_cpus_of(cpu, facts, errors):
     split = _split_cores(facts, reserved, isolated)
     if split:
         more = ' (and %d more)' % (len(split) - 4) if len(split) > 4 else ''
+        whole = set()
+        for node in facts.get('numa_nodes') or []:
+            for core in node.get('cores') or []:
+                if set(core['cpus']) & reserved:
+                    whole.update(core['cpus'])
         errors.append('profile.cpu: SMT siblings split between reserved and isolated: %s%s; put every sibling of a '
-                      'core on the same side' % ('; '.join(split[:4]), more))
+                      'core on the same side (reserved %s as whole cores: %s)'
+                      % ('; '.join(split[:4]), more, format_cpuset(reserved), format_cpuset(whole)))
     return reserved, isolated, detail
 
 
@@ -225,8 +231,10 @@ def derive_pages(hugepages, facts, errors):
         total = (_node_of(facts, node) or {}).get('memory_total_bytes')
         if total is not None and wanted_bytes[node] >= total:
             errors.append('profile.hugepages.pages: %d bytes of huge pages on NUMA node %d, which has %d bytes '
-                          '(MemTotal of %s/node%d/meminfo); lower the counts of NUMA node %d'
-                          % (wanted_bytes[node], node, total, NODE_SYSFS, node, node))
+                          '(MemTotal of %s/node%d/meminfo); lower the counts of NUMA node %d below its memory (at most %s)'
+                          % (wanted_bytes[node], node, total, NODE_SYSFS, node, node, ' or '.join(
+                              '%d %s pages' % ((total - 1) // (kib * 1024), size)
+                              for size, kib in PAGE_SIZES.items())))
     return default, result
 
 

@@ -20,6 +20,7 @@ KUBELET_OPTIONS = ('cpu_manager_policy', 'cpu_manager_policy_options', 'reserved
 EXCLUSIVE = ('cpu_manager_policy_options', 'reserved_system_cpus', 'memory_manager_policy', 'reserved_memory')
 # kernel arguments that come in pairs or repeat: given by the profile or by node_prep_kernel_args, not both
 HUGEPAGE_KEYS = ('hugepagesz', 'hugepages', 'default_hugepagesz')
+VARIABLE = 'node_prep_perf_profile'
 
 
 def _key(arg):
@@ -77,10 +78,15 @@ def fold(node, perf, variables, host):
     where = 'node_prep: %s: ' % host
     perf = perf or {}
     if perf.get('failed'):
-        msg = str(perf.get('msg') or 'perf_profile failed')
-        if msg.startswith('perf_profile: '):
-            msg = msg[len('perf_profile: '):]
-        errors.append('%snode_prep_perf_profile does not fit this node: %s' % (where, msg))
+        if perf.get('errors'):
+            # the module's fields (profile.cpu.reserved, ...) named as the role's variable
+            msg = '; '.join(VARIABLE + str(e)[len('profile'):] if str(e).startswith('profile') else str(e)
+                            for e in perf['errors']) + '. Nothing was changed.'
+        else:
+            msg = str(perf.get('msg') or 'perf_profile failed')
+            if msg.startswith('perf_profile: '):
+                msg = msg[len('perf_profile: '):]
+        errors.append('%s%s does not fit this node: %s' % (where, VARIABLE, msg))
         checks.update(errors=errors)
         node['checks'] = checks
         return node

@@ -140,7 +140,7 @@ def test_drift_unknown_count(one):
 @pytest.mark.parametrize('profile, message', [
     ({'cpu': {'reserved': '0', 'isolated': '1-64'}},
      'profile.cpu: SMT siblings split between reserved and isolated: core 0 of NUMA node 0 (CPUs 0,64: reserved 0, '
-     'isolated 64); put every sibling of a core on the same side'),
+     'isolated 64); put every sibling of a core on the same side (reserved 0 as whole cores: 0,64)'),
     ({'cpu': {'reserved': '0-1,64-65', 'isolated': '1-3'}},
      'profile.cpu: reserved 0-1,64-65 and isolated 1-3 overlap on 1; a CPU is either reserved or isolated'),
     ({'cpu': {'reserved': '0,200'}},
@@ -174,7 +174,8 @@ def test_drift_unknown_count(one):
      "profile.numa.topology_policy: 'strict'; allowed: none, best-effort, restricted, single-numa-node"),
     ({'hugepages': {'pages': [{'size': '1G', 'count': 200, 'node': 0}]}},
      'profile.hugepages.pages: 214748364800 bytes of huge pages on NUMA node 0, which has 135828340736 bytes '
-     '(MemTotal of /sys/devices/system/node/node0/meminfo); lower the counts of NUMA node 0'),
+     '(MemTotal of /sys/devices/system/node/node0/meminfo); lower the counts of NUMA node 0 below its memory (at most '
+     '64767 2M pages or 126 1G pages)'),
     ({'hugepages': {'pages': [{'size': '2M', 'count': 1, 'node': 2}]}},
      'profile.hugepages.pages[0].node: 2 is not a NUMA node of this node; allowed: 0, 1'),
     ({'hugepages': {'pages': [{'size': '2Mi', 'count': 1, 'node': 0}]}},
@@ -208,7 +209,8 @@ def test_huge_pages_as_large_as_the_node_are_refused(one):
     # 4096 pages of 2M are all 8 GiB of the node
     errors = refused({'hugepages': {'pages': [{'size': '2M', 'count': 4096, 'node': 0}]}}, one)
     assert errors == ['profile.hugepages.pages: 8589934592 bytes of huge pages on NUMA node 0, which has 8589934592 '
-                      'bytes (MemTotal of /sys/devices/system/node/node0/meminfo); lower the counts of NUMA node 0']
+                      'bytes (MemTotal of /sys/devices/system/node/node0/meminfo); lower the counts of NUMA node 0 '
+                      'below its memory (at most 4095 2M pages or 7 1G pages)']
 
 
 def test_every_refusal_at_once(xeon):

@@ -71,6 +71,17 @@ def test_a_profile_the_node_cannot_take_is_one_error_naming_host_and_variable():
     assert 'profile' not in checks
 
 
+def test_the_module_s_fields_are_named_as_the_role_s_variable():
+    failed = {'failed': True, 'msg': 'perf_profile: (joined). Nothing was changed.',
+              'errors': ['profile.cpu: SMT siblings split between reserved and isolated: core 1 of NUMA node 0 '
+                         '(CPUs 1,5: reserved 1, isolated 5); put every sibling of a core on the same side',
+                         'profile: sets nothing']}
+    assert _fold(perf=failed)['checks']['errors'] == [
+        'node_prep: n1: node_prep_perf_profile does not fit this node: node_prep_perf_profile.cpu: SMT siblings split '
+        'between reserved and isolated: core 1 of NUMA node 0 (CPUs 1,5: reserved 1, isolated 5); put every sibling '
+        'of a core on the same side; node_prep_perf_profile: sets nothing. Nothing was changed.']
+
+
 # ------------------------------------------------------------------ the decision and the report with a profile
 IRQ_PLAN = {'changed': True, 'irqbalance': {'path': '/etc/default/irqbalance', 'banned_cpus': '1-3,5-7',
                                             'changed': True},
