@@ -39,7 +39,7 @@ def read(path):
 
 def write(path, value):
     with open(path, "w") as handle:
-        handle.write(value)
+        handle.write(value + "\n")
 
 
 def digests(root):
