@@ -88,8 +88,8 @@ def _playbooks(top):
         'name': 'The koordlet pre-flight tasks of the vm scenario', 'hosts': 'colocation_nodes',
         'gather_facts': False, 'vars_files': ['vars.yml'],
         'vars': dict(expected, vm_koordlet_root='{{ node_prep_root }}'),
-        'tasks': [{'name': 'Koordlet', 'ansible.builtin.include_tasks': os.path.join(SCENARIO, 'tasks',
-                                                                                    'koordlet_preflight.yml')}],
+        'tasks': [{'name': 'Koordlet',
+                   'ansible.builtin.include_tasks': os.path.join(SCENARIO, 'tasks', 'koordlet_preflight.yml')}],
     }]))
 
 
