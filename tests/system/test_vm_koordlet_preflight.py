@@ -34,8 +34,8 @@ VM_FILES = {
     'proc/cpuinfo': CPUINFO,
 }
 VARS = {
-    'vm_node_prep_vars': {'node_prep_kernel_args': [], 'node_prep_reboot_allowed': True, 'node_prep_backup': True,
-                          'node_prep_health_poll_interval': 2},
+    'vm_node_prep_vars': {'node_prep_kernel_args': [], 'node_prep_perf_profile': None, 'node_prep_reboot_allowed': True,
+                          'node_prep_backup': True, 'node_prep_health_poll_interval': 2},
     'vm_k8s_vars': {'node_prep_k8s_enabled': False, 'node_prep_k8s_kubeconfig': ''},
 }
 
