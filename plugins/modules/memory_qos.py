@@ -124,8 +124,10 @@ options:
         (the Node's C(status.allocatable.memory), required with C(memory_throttling_factor): a container without a
         memory limit is throttled relative to it, with the eviction threshold added back as the kubelet does),
         C(eviction_hard_memory_available) (the kubelet's C(evictionHard) C(memory.available): a quantity, default
-        V(100Mi) as the kubelet's, or a percentage of C(capacity_memory)) and C(capacity_memory) (the Node's
-        C(status.capacity.memory), needed only for a percentage)."
+        V(100Mi) as the kubelet's, or a percentage of C(capacity_memory)), C(capacity_memory) (the Node's
+        C(status.capacity.memory), needed only for a percentage) and C(hugepages_capacity) (the Node's
+        C(status.capacity), of which the C(hugepages-<size>) entries count - the node's pre-allocated huge pages,
+        which the Node's allocatable memory has taken off and the kubelet adds back for C(memory.high))."
       - "For O(flavour=koordinator): C(node_slo) (required: the node's NodeSLO object, C(slo.koordinator.sh/v1alpha1),
         as the API returns it; a percentage that is not an integer from 0 to 100, a field it does not know or a value
         of the wrong type fails the module before anything is written) and C(allocatable_memory) (the Node's

@@ -9,10 +9,11 @@ docs/memory_qos.md lists them with the differences:
 * inputs: the KubeletConfiguration's ``memoryReservationPolicy`` (``None``, the default, or
   ``TieredReservation``) and ``memoryThrottlingFactor`` (unset by default: no memory.high), and the Node's
   allocatable memory with the kubelet's hard eviction threshold for memory (``evictionHard`` ``memory.available``,
-  100Mi by default) added back: the memory.high of a container without a memory limit is taken of the kubelet's
-  GetNodeAllocatableAbsolute (capacity minus systemReserved and kubeReserved,
-  pkg/kubelet/cm/node_container_manager_linux.go), while the Node's status.allocatable also subtracts the
-  threshold (GetNodeAllocatableReservation); a percentage threshold is taken of the memory capacity
+  100Mi by default) and the node's pre-allocated huge pages added back: the memory.high of a container without a
+  memory limit is taken of the kubelet's GetNodeAllocatableAbsolute (capacity minus systemReserved and
+  kubeReserved, pkg/kubelet/cm/node_container_manager_linux.go), while the Node's status.allocatable also
+  subtracts the threshold (GetNodeAllocatableReservation) and every ``hugepages-<size>`` of its capacity
+  (pkg/kubelet/nodestatus/setters.go, MachineInfo); a percentage threshold is taken of the memory capacity
   (pkg/kubelet/eviction/api/types.go, GetThresholdQuantity; the percentage a float32);
 * container (pkg/kubelet/kuberuntime/kuberuntime_container_linux.go, generateLinuxContainerResources): with
   ``TieredReservation`` and a memory request, memory.min = request in a Guaranteed pod, memory.low = request
@@ -46,7 +47,8 @@ NONE = 'None'
 TIERED = 'TieredReservation'
 POLICIES = (NONE, TIERED)
 CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocatable_memory',
-               'eviction_hard_memory_available', 'capacity_memory')
+               'eviction_hard_memory_available', 'capacity_memory', 'hugepages_capacity')
+HUGEPAGES_PREFIX = 'hugepages-'
 TERMINAL_PHASES = ('Succeeded', 'Failed')
 
 
@@ -105,6 +107,24 @@ def eviction_reservation(threshold, capacity, where='flavour_config'):
     return _value(_quantity(threshold, field, 'a non-negative memory quantity or a percentage'))
 
 
+def hugepages_reservation(capacity, where='flavour_config'):
+    """Bytes of the node's pre-allocated huge pages: the sum of the ``hugepages-<size>`` entries of ``capacity``
+    (the Node's status.capacity, or only those entries; other entries are not huge pages and do not count), which
+    the kubelet takes off the Node's allocatable memory (pkg/kubelet/nodestatus/setters.go, MachineInfo) but not
+    off the allocatable it throttles a container without a memory limit against."""
+    field = where + '.hugepages_capacity'
+    if capacity is None:
+        return 0
+    if not isinstance(capacity, dict):
+        raise mq.MemQosError('%s is %r; allowed: the Node\'s status.capacity (a dictionary; its hugepages-<size> '
+                             'entries count)' % (field, capacity))
+    total = 0
+    for name in sorted(capacity):
+        if str(name).startswith(HUGEPAGES_PREFIX):
+            total += _value(_quantity(capacity[name], '%s.%s' % (field, name), 'a non-negative memory quantity'))
+    return total
+
+
 def memory_high(request, limit, allocatable, factor, page_size):
     """kuberuntime_container_linux.go, generateLinuxContainerResources: the container's memory.high in bytes,
     or ``'max'`` when the kubelet does not set it. ``limit`` is the container's memory limit (0: none), then the
@@ -122,8 +142,8 @@ def memory_high(request, limit, allocatable, factor, page_size):
 
 class Kubelet(mq.Flavour):
     """Inputs: ``flavour_config`` (``memory_reservation_policy``, ``memory_throttling_factor``,
-    ``allocatable_memory``, ``eviction_hard_memory_available``, ``capacity_memory``) and the module's
-    ``page_size``."""
+    ``allocatable_memory``, ``eviction_hard_memory_available``, ``capacity_memory``, ``hugepages_capacity``) and
+    the module's ``page_size``."""
 
     name = 'kubelet'
     pod_fields = {'spec': {'initContainers': [{'name': None, 'resources': None, 'restartPolicy': None}],
@@ -164,8 +184,9 @@ class Kubelet(mq.Flavour):
             capacity = None
             if config.get('capacity_memory') is not None:
                 capacity = _value(_quantity(config['capacity_memory'], 'flavour_config.capacity_memory'))
-            # the kubelet's node allocatable before eviction (GetNodeAllocatableAbsolute)
+            # the kubelet's node allocatable before eviction and huge pages (GetNodeAllocatableAbsolute)
             self.allocatable += eviction_reservation(config.get('eviction_hard_memory_available'), capacity)
+            self.allocatable += hugepages_reservation(config.get('hugepages_capacity'))
         elif factor is not None:
             raise mq.MemQosError('flavour_config.allocatable_memory is required with memory_throttling_factor: the '
                                  'Node\'s status.allocatable.memory, which the kubelet uses for a container '

@@ -86,6 +86,15 @@ CONTAINER_VECTORS = [
     ('no limit: a 100% threshold is ignored', 'pkg/kubelet/eviction/helpers.go, parseThresholdStatement',
      {'memory_throttling_factor': 0.9, 'allocatable_memory': '1Gi', 'eviction_hard_memory_available': '100%'},
      'BestEffort', None, None, 966365184, 0, 0),
+    # the Node's status.allocatable has its pre-allocated huge pages taken off too (pkg/kubelet/nodestatus/setters.go,
+    # MachineInfo), the kubelet's GetNodeAllocatableAbsolute does not: 24Mi of 2Mi pages added back, the entries of
+    # status.capacity that are not huge pages ignored; (1Gi + 100Mi + 24Mi) * 0.8 = 963012198.4 -> 235110 pages
+    # = 963010560
+    ('no limit: status.allocatable plus the eviction threshold and the huge pages',
+     'pkg/kubelet/nodestatus/setters.go, MachineInfo; pkg/kubelet/cm/node_container_manager_linux.go',
+     {'memory_throttling_factor': 0.8, 'allocatable_memory': '1Gi',
+      'hugepages_capacity': {'hugepages-2Mi': '24Mi', 'hugepages-1Gi': '0', 'cpu': '2', 'memory': '2Gi'}},
+     'BestEffort', None, None, 963010560, 0, 0),
     # Quantity.Value() rounds 100m up to 1 byte
     ('milli quantity rounds up', CONTAINER, {'memory_reservation_policy': 'TieredReservation'}, 'Burstable',
      None, {'memory': '100m'}, 'max', 1, 0),
@@ -212,6 +221,12 @@ def test_which_pods():
     ({'allocatable_memory': '-1Gi'}, "flavour_config.allocatable_memory is '-1Gi'; allowed: a non-negative memory quantity"),
     ({'allocatable_memory': '1Gi', 'capacity_memory': '-0.5'},
      "flavour_config.capacity_memory is '-0.5'; allowed: a non-negative memory quantity"),
+    ({'allocatable_memory': '1Gi', 'hugepages_capacity': '24Mi'},
+     "flavour_config.hugepages_capacity is '24Mi'; allowed: the Node's status.capacity (a dictionary"),
+    ({'allocatable_memory': '1Gi', 'hugepages_capacity': {'hugepages-2Mi': '-2Mi'}},
+     "flavour_config.hugepages_capacity.hugepages-2Mi is '-2Mi'; allowed: a non-negative memory quantity"),
+    ({'allocatable_memory': '1Gi', 'hugepages_capacity': {'hugepages-2Mi': 'many'}},
+     "invalid quantity 'many' for flavour_config.hugepages_capacity.hugepages-2Mi"),
     ({'memoryThrottlingFactor': 0.9}, 'flavour_config.memoryThrottlingFactor is not an input of the kubelet flavour; '
                                       'allowed: memory_reservation_policy, memory_throttling_factor, allocatable_memory'),
 ])
