@@ -20,6 +20,8 @@ from ansible_collections.numaops.colocation.plugins.module_utils import containe
 # ruamel.yaml and tomlkit are imported once per run there, instead of once in every worker of every plan and
 # apply task (about 0.07 s of CPU each).
 from ansible_collections.numaops.colocation.plugins.plugin_utils import containerd_toml, kubelet_yaml  # noqa: F401 pylint: disable=unused-import
+# Likewise the concerns' own action plugins, which this one loads by name for every concern it runs.
+from ansible_collections.numaops.colocation.plugins.action import containerd_nri, kubelet_config  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import lock_option
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import (
     CommittedBatch, NodeFilesAction, StaleRead, failure_text, keep, load_read,

@@ -28,9 +28,10 @@ from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_rea
 # task's action plugin in its main process before it forks the workers, so they are imported once per run instead
 # of in every worker of the pre-flight.
 from ansible_collections.numaops.colocation.plugins.action import node_config  # noqa: F401 pylint: disable=unused-import
-# Likewise the collection's filters, which the pre-flight's arguments and every fleet task after it use: imported in
-# the main process, they are not imported again in each worker.
-from ansible_collections.numaops.colocation.plugins.filter import fleet as _filters  # noqa: F401 pylint: disable=unused-import
+# Likewise the collection's filter plugins (a worker that looks up one of its filters loads every file of
+# plugins/filter), which the pre-flight's arguments and the playbook's fleet tasks after it use.
+from ansible_collections.numaops.colocation.plugins.filter import fleet as _fleet_filters  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.numaops.colocation.plugins.filter import numa_report as _numa_filters  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.plugins.plugin_utils.lock_first import LockFirstAction
 from ansible_collections.numaops.colocation.plugins.plugin_utils.node_files import keep, temp_files_warning
 
