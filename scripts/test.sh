@@ -68,10 +68,14 @@ stage_upstream() {
 # only checks the cache (well under a second)
 # shellcheck disable=SC2086
 ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; fetch_debian_containerd; }
+# each test runs once in a whole run: the units stage (ansible-test units) runs the tests of tests/unit that need only
+# the collection; this stage runs tests/system and the rest of tests/unit, marked unit_stage (tests/unit/unit_stage.py:
+# the tests on the real control plane, playbook runs, the tools of tests/requirements-dev.txt)
 stage_unit() {
   ensure_upstream
-  log "pytest: tests/unit and tests/system (the real-kubelet agreement test runs in the kubelets stage)"
-  PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider tests/unit tests/system --ignore "$KUBELET_AGREEMENT"
+  log "pytest -m unit_stage: tests/system and the tests of tests/unit that ansible-test units does not run (the real-kubelet agreement test runs in the kubelets stage)"
+  PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider -m unit_stage tests/unit tests/system \
+    --ignore "$KUBELET_AGREEMENT"
 }
 stage_kubelets() {
   if [ "${NUMAOPS_SKIP_UPSTREAM_KUBELET:-0}" = 1 ]; then

@@ -40,3 +40,19 @@ def _ensure_collection_path():
 
 
 _ensure_collection_path()
+
+
+# pylint: disable=wrong-import-position
+import pytest  # noqa: E402
+
+from ansible_collections.numaops.colocation.tests.unit import unit_stage  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', unit_stage.MARK_HELP)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    # before pytest's own -m selection: the unit stage runs `-m unit_stage`
+    unit_stage.mark_items(items)

@@ -17,10 +17,8 @@ import ansible_collections
 
 
 def missing(what, fix):
-    """A tool the end-to-end tests need is missing: under ansible-test units (which may not provide it) the test is
-    skipped, saying so; in the plain pytest stage of scripts/test.sh, which always has it, the test fails."""
-    if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-        pytest.skip('%s: under ansible-test units; the plain pytest stage (scripts/test.sh unit) runs it' % what)
+    """A tool the end-to-end tests need is missing: a failure, never a skip (each test runs in one stage of
+    scripts/test.sh only, tests/unit/unit_stage.py; ansible-test units and the unit stage both provide them)."""
     pytest.fail('%s: %s' % (what, fix))
 
 

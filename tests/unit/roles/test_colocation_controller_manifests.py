@@ -22,17 +22,17 @@ import sys
 
 import pytest
 
-try:
-    import jsonschema
-    import kubernetes_validate
-except ImportError as exc:
-    if not os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-        raise  # the plain pytest stage always has them (tests/requirements-dev.txt): a failure, never a skip
-    # set by ansible-test units, whose environment has only tests/unit/requirements.txt
-    pytest.skip('%s: under ansible-test units; the plain pytest stage (scripts/test.sh unit) runs these tests' % exc,
-                allow_module_level=True)
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import only_here
 
-from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402  pylint: disable=wrong-import-position
+# ansible-test's environment has only tests/unit/requirements.txt; the unit stage always has these
+# (tests/requirements-dev.txt): there a missing one is a failure, never a skip
+pytestmark = only_here('needs jsonschema and kubernetes-validate, and runs ansible-playbook')
+
+# pylint: disable=wrong-import-position
+import jsonschema  # noqa: E402
+import kubernetes_validate  # noqa: E402
+
+from ansible_collections.numaops.colocation.tests.unit import playbooks  # noqa: E402
 
 KUBERNETES_VERSIONS = ['1.28.0', '1.30.0', '1.32.0', '1.34.0']
 

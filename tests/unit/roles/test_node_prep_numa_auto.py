@@ -17,8 +17,9 @@ import sys
 
 import pytest
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    pytest.skip('runs ansible-playbook: in the plain pytest stage only', allow_module_level=True)
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import only_here
+
+pytestmark = only_here('runs node_prep through ansible-playbook')
 
 # pylint: disable=wrong-import-position
 import ansible_collections  # noqa: E402

@@ -44,6 +44,7 @@ import pytest
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet as k
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.test_kubelet import INVALID, VALID
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import only_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SKIP = os.environ.get('NUMAOPS_SKIP_UPSTREAM_KUBELET') == '1'
@@ -80,11 +81,9 @@ GENERATOR_EXTRA = {
          'longer does, and pkg/features of 1.38 names only three of its four gates'},
 }
 
-if os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'):
-    # set by ansible-test units: scripts/test.sh runs this test once, in its plain pytest stage
-    pytest.skip('the real-kubelet agreement test runs in the plain pytest stage only', allow_module_level=True)
-pytestmark = pytest.mark.skipif(SKIP, reason='NUMAOPS_SKIP_UPSTREAM_KUBELET=1: the real-kubelet agreement test is '
-                                             'skipped on request')
+pytestmark = [only_here('the real-kubelet agreement test', stage='kubelets'),
+              pytest.mark.skipif(SKIP, reason='NUMAOPS_SKIP_UPSTREAM_KUBELET=1: the real-kubelet agreement test is '
+                                                'skipped on request')]
 
 # What the kubelet says when it refuses the configuration (up to the container manager).
 REFUSED = [
