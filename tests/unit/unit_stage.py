@@ -8,8 +8,9 @@ need nothing but the collection and tests/unit/requirements.txt; the ``unit`` st
 repository, tests/system and only the tests of tests/unit that ``ansible-test units`` does not run, selected with
 ``-m unit_stage``. Those are the tests on the real control plane of tests/cluster (every test using the
 ``k8s_cluster`` fixture, see ``CLUSTER_FIXTURES``) and the modules that declare themselves with :func:`only_here`
-(whole playbook runs, the AWX job, tests needing tools of tests/requirements-dev.txt). Under ``ansible-test units``
-exactly these are skipped, with a reason naming the stage that runs them.
+(whole playbook runs, tests sharing one playbook run, the AWX job, tests needing tools of
+tests/requirements-dev.txt). Under ``ansible-test units`` exactly these are skipped, with a reason naming the stage
+that runs them.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ MARK = 'unit_stage'
 MARK_HELP = MARK + ': run by the unit stage of scripts/test.sh (plain pytest), skipped under ansible-test units'
 # the fixtures that start (or share) the real control plane of tests/cluster
 CLUSTER_FIXTURES = frozenset(['k8s_cluster'])
+# why a module whose tests share one ansible-playbook run (a module-scoped fixture) belongs to the unit stage
+SHARED_PLAYBOOK_RUN = ('its tests share one ansible-playbook run, which ansible-test units would repeat for every test '
+                       '(it runs each test in a fork of its own, where a module-scoped fixture does not last)')
 # ansible-test units sets this in the environment of the tests it runs
 UNDER_ANSIBLE_TEST_UNITS = bool(os.environ.get('ANSIBLE_CONTROLLER_MIN_PYTHON_VERSION'))
 

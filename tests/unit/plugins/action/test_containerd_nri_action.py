@@ -17,6 +17,9 @@ import shutil
 import pytest
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import SHARED_PLAYBOOK_RUN, only_here
+
+pytestmark = only_here(SHARED_PLAYBOOK_RUN)
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'fixtures', 'containerd')
 NRI_DEFAULTS = dict(socket_path='/var/run/nri/nri.sock', plugin_path='/opt/nri/plugins',

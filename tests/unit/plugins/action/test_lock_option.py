@@ -13,6 +13,9 @@ import socket
 import pytest
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import SHARED_PLAYBOOK_RUN, only_here
+
+pytestmark = only_here(SHARED_PLAYBOOK_RUN)
 
 
 NRI_BEFORE = 'version = 2\n\n[plugins]\n'

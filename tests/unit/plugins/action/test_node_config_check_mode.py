@@ -16,6 +16,9 @@ import subprocess
 import pytest
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import SHARED_PLAYBOOK_RUN, only_here
+
+pytestmark = only_here(SHARED_PLAYBOOK_RUN)
 
 TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'examples', 'sandbox', 'tree')
 CPU_STATE = '{"policyName":"none","defaultCpuSet":"","checksum":1353318690}\n'

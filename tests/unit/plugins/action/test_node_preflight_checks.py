@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.numaops.colocation.tests.unit import playbooks
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import SHARED_PLAYBOOK_RUN, only_here
+
+pytestmark = only_here(SHARED_PLAYBOOK_RUN)
 
 
 @pytest.fixture(scope='module', name='results')
