@@ -7,10 +7,13 @@ scripts/test.sh runs every test once: ``ansible-test units`` (the ``units`` stag
 need nothing but the collection and tests/unit/requirements.txt; the ``unit`` stage runs, with plain pytest from the
 repository, tests/system and only the tests of tests/unit that ``ansible-test units`` does not run, selected with
 ``-m unit_stage``. Those are the tests on the real control plane of tests/cluster (every test using the
-``k8s_cluster`` fixture, see ``CLUSTER_FIXTURES``) and the modules that declare themselves with :func:`only_here`
-(whole playbook runs, tests sharing one playbook run, the AWX job, tests needing tools of
-tests/requirements-dev.txt). Under ``ansible-test units`` exactly these are skipped, with a reason naming the stage
-that runs them.
+``k8s_cluster`` fixture, see ``CLUSTER_FIXTURES``), the modules that declare themselves with :func:`only_here` (whole
+playbook runs, tests sharing one playbook run, the AWX job, tests needing tools of tests/requirements-dev.txt or the
+git history) and the tests marked with :func:`this_test`. Under ``ansible-test units`` exactly these are skipped,
+with a reason naming the stage that runs them.
+
+A test that imports a module declared with :func:`only_here` belongs to the unit stage too (declare its module or
+mark it with :func:`this_test`): under ansible-test units the import skips it, and the unit stage would not select it.
 """
 from __future__ import annotations
 
@@ -41,6 +44,12 @@ def only_here(what, stage='unit'):
     return getattr(pytest.mark, MARK)
 
 
+def this_test(what):
+    """The mark for one test of a module that ansible-test units otherwise runs (e.g. one that imports a module of
+    the unit stage): under ansible-test units the test is skipped at collection, naming ``what``."""
+    return getattr(pytest.mark, MARK)(what)
+
+
 def needs_control_plane(item):
     return bool(CLUSTER_FIXTURES.intersection(getattr(item, 'fixturenames', ())))
 
@@ -50,6 +59,8 @@ def mark_items(items):
     for item in items:
         if needs_control_plane(item):
             item.add_marker(getattr(pytest.mark, MARK))
-        if UNDER_ANSIBLE_TEST_UNITS and item.get_closest_marker(MARK):
-            what = 'a test on the real control plane of tests/cluster' if needs_control_plane(item) else 'marked ' + MARK
+        marker = item.get_closest_marker(MARK)
+        if UNDER_ANSIBLE_TEST_UNITS and marker:
+            what = 'a test on the real control plane of tests/cluster' if needs_control_plane(item) else (
+                marker.args[0] if marker.args else 'marked ' + MARK)
             item.add_marker(pytest.mark.skip(reason=reason(what)))

@@ -6,6 +6,7 @@ settled (plugins/action/node_preflight.py plan_args)."""
 from __future__ import annotations
 
 from ansible_collections.numaops.colocation.plugins.action.node_preflight import plan_args
+from ansible_collections.numaops.colocation.tests.unit.unit_stage import this_test
 
 PLAN = {'kubelet': {'state_dir': '/var/lib/kubelet', 'cpu_manager_policy': 'static'},
         'containerd': {'path': '/etc/containerd/config.toml', 'mode': 'inline'},
@@ -51,6 +52,7 @@ def test_a_performance_profile_gives_the_kubelet_settings_and_its_own_concerns()
     assert set(plan_args(plan, checks())) == {'kubelet', 'containerd', 'kernel'}
 
 
+@this_test('runs ansible-playbook with the node of test_node_config_action, which runs in the unit stage')
 def test_the_plan_of_a_real_run_writes_nothing_and_keeps_its_read(tmp_path):
     """The plan runs in check mode also where a module of a concern runs on the node (kernel_cmdline): a real run's
     pre-flight task changes no file, reports ok, and keeps its read for the apply."""
