@@ -81,9 +81,10 @@ GENERATOR_EXTRA = {
          'longer does, and pkg/features of 1.38 names only three of its four gates'},
 }
 
-pytestmark = [only_here('the real-kubelet agreement test', stage='kubelets'),
-              pytest.mark.skipif(SKIP, reason='NUMAOPS_SKIP_UPSTREAM_KUBELET=1: the real-kubelet agreement test is '
-                                                'skipped on request')]
+pytestmark = [
+    only_here('the real-kubelet agreement test', stage='kubelets'),
+    pytest.mark.skipif(SKIP, reason='NUMAOPS_SKIP_UPSTREAM_KUBELET=1: the real-kubelet agreement test is skipped on request'),
+]
 
 # What the kubelet says when it refuses the configuration (up to the container manager).
 REFUSED = [
