@@ -287,7 +287,8 @@ checks:
       C(containerd_version) (given or read; V('') when containerd is left alone), C(kubelet_config) (the file
       found), C(koordlet) (per koordlet feature asked, whether koordlet can do it here, and the QoS-class
       cgroups with C(cpu.idle) at 1; C(pending) names the features judged after the plan, on the kubelet
-      configuration it leaves - C(cpuset) - whose answers are in RV(decision)'s C(plan_koordlet)), C(kubelet_target) (where the kubelet keys go - C(write_to) V(main) or V(dropin),
+      configuration it leaves - C(cpuset) - whose answers are in RV(decision)'s C(plan_koordlet)),
+      C(kubelet_target) (where the kubelet keys go - C(write_to) V(main) or V(dropin),
       C(config_dir), C(drop_in_file), C(unit_drop_in) and C(why); V({}) without C(kubelet_enabled)) and C(settings)
       (the booleans asked - C(kubelet_enabled), C(memory_qos_enabled), C(lock_enabled),
       C(k8s_enabled), C(manage_services), C(reboot_allowed) as V(true) or V(false), C(nri_enabled) also V(null)).
