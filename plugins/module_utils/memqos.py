@@ -30,6 +30,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+from ansible_collections.numaops.colocation.plugins.module_utils import pod_resources as pr
 import math
 
 from ansible_collections.numaops.colocation.plugins.module_utils.quantity import QuantityError, parse_quantity
@@ -93,7 +94,10 @@ class Flavour(object):
 
 
 # ---------------------------------------------------------------- values
-def exact_quantity(value, field, allowed='a non-negative memory quantity'):
+NON_NEGATIVE_MEMORY = 'a non-negative memory quantity'
+
+
+def exact_quantity(value, field, allowed=NON_NEGATIVE_MEMORY):
     """The exact quantity (a Fraction) of ``value``. Raises :class:`MemQosError` naming ``field``, the value and
     what is ``allowed`` when it is not a quantity or is negative; the sign is judged before any rounding, so
     ``-0.5`` is refused rather than read as 0."""
@@ -102,7 +106,7 @@ def exact_quantity(value, field, allowed='a non-negative memory quantity'):
     except QuantityError as exc:
         raise MemQosError(str(exc))
     if quantity < 0:
-        raise MemQosError('%s is %r; allowed: %s' % (field, value, allowed))
+        raise MemQosError(pr.describe(field, value, None, allowed))
     return quantity
 
 

@@ -98,12 +98,12 @@ def numa_free(facts):
 
 def _devices(requests):
     """Resources the device manager places (extended resources with a NUMA hint): named, not placed here."""
-    return sorted(name for name in requests if name not in _NOT_DEVICES and not name.startswith('hugepages-')
+    return sorted(name for name in requests if name not in _NOT_DEVICES and not pr.is_hugepages(name)
                   and '/' in name)
 
 
 def _is_memory(name):
-    return name == 'memory' or name.startswith('hugepages-')
+    return name == 'memory' or pr.is_hugepages(name)
 
 
 def _aligned(requests, guaranteed, static_cpu, static_memory):

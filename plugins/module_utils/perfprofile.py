@@ -97,16 +97,20 @@ def _cpu_set(cpu, key, online, errors):
 
 
 def _split_cores(facts, reserved, isolated):
-    """The cores whose SMT siblings are split between the reserved and the isolated set."""
+    """(split, whole): the cores whose SMT siblings are split between the reserved and the isolated set, and the
+    reserved set grown to whole cores (every sibling of a core with a reserved CPU)."""
     split = []
+    whole = set()
     for node in facts.get('numa_nodes') or []:
         for core in node.get('cores') or []:
             siblings = set(core['cpus'])
-            if siblings & reserved and siblings & isolated:
-                split.append('core %d of NUMA node %d (CPUs %s: reserved %s, isolated %s)' % (
-                    core['core_id'], node['id'], format_cpuset(siblings), format_cpuset(siblings & reserved),
-                    format_cpuset(siblings & isolated)))
-    return split
+            if siblings & reserved:
+                whole.update(siblings)
+                if siblings & isolated:
+                    split.append('core %d of NUMA node %d (CPUs %s: reserved %s, isolated %s)' % (
+                        core['core_id'], node['id'], format_cpuset(siblings), format_cpuset(siblings & reserved),
+                        format_cpuset(siblings & isolated)))
+    return split, whole
 
 
 def derive_cpus_of(cpu, facts, errors):
@@ -153,14 +157,9 @@ def derive_cpus_of(cpu, facts, errors):
         errors.append('profile.cpu: reserved %s and isolated %s overlap on %s; a CPU is either reserved or isolated'
                       % (format_cpuset(reserved), format_cpuset(isolated), format_cpuset(both)))
         return None, None, []
-    split = _split_cores(facts, reserved, isolated)
+    split, whole = _split_cores(facts, reserved, isolated)
     if split:
         more = ' (and %d more)' % (len(split) - 4) if len(split) > 4 else ''
-        whole = set()
-        for node in facts.get('numa_nodes') or []:
-            for core in node.get('cores') or []:
-                if set(core['cpus']) & reserved:
-                    whole.update(core['cpus'])
         errors.append('profile.cpu: SMT siblings split between reserved and isolated: %s%s; put every sibling of a '
                       'core on the same side (reserved %s as whole cores: %s)'
                       % ('; '.join(split[:4]), more, format_cpuset(reserved), format_cpuset(whole)))

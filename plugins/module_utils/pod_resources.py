@@ -49,9 +49,14 @@ def skip(field, value, error):
     return None
 
 
+def is_hugepages(name):
+    """A huge pages resource (``hugepages-<size>``: IsHugePageResourceName)."""
+    return str(name).startswith(HUGEPAGES_PREFIX)
+
+
 def is_pod_level_resource(name):
     """IsSupportedPodLevelResource: cpu, memory and huge pages may be set at pod level."""
-    return name in POD_LEVEL_RESOURCES or str(name).startswith(HUGEPAGES_PREFIX)
+    return name in POD_LEVEL_RESOURCES or is_hugepages(name)
 
 
 def pod_level_set(pod):

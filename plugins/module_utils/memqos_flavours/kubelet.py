@@ -48,7 +48,6 @@ TIERED = 'TieredReservation'
 POLICIES = (NONE, TIERED)
 CONFIG_KEYS = ('memory_reservation_policy', 'memory_throttling_factor', 'allocatable_memory',
                'eviction_hard_memory_available', 'capacity_memory', 'hugepages_capacity')
-HUGEPAGES_PREFIX = 'hugepages-'
 TERMINAL_PHASES = ('Succeeded', 'Failed')
 
 
@@ -59,11 +58,9 @@ _value = mq.whole_bytes
 
 
 def _refuse(field, value, error):
-    """The flavour's policy for a bad quantity in a pod: refuse the pod, naming the field (a negative value with
-    the engine's message, memqos.exact_quantity)."""
-    if error is None:
-        _quantity(value, field)
-    raise mq.MemQosError(str(error))
+    """The flavour's policy for a bad quantity in a pod: refuse the pod, naming the field (a negative value in the
+    words of memqos.exact_quantity)."""
+    raise mq.MemQosError(pr.describe(field, value, error, mq.NON_NEGATIVE_MEMORY))
 
 
 def pod_memory_request(pod):
@@ -120,8 +117,8 @@ def hugepages_reservation(capacity, where='flavour_config'):
                              'entries count)' % (field, capacity))
     total = 0
     for name in sorted(capacity):
-        if str(name).startswith(HUGEPAGES_PREFIX):
-            total += _value(_quantity(capacity[name], '%s.%s' % (field, name), 'a non-negative memory quantity'))
+        if pr.is_hugepages(name):
+            total += _value(_quantity(capacity[name], '%s.%s' % (field, name)))
     return total
 
 
