@@ -21,7 +21,8 @@ Sources (all relative to the root):
   without a cgroup as stale;
 * the kubelet configuration file (top-level plain scalars only: the policies, ``reservedSystemCPUs``,
   ``cgroupDriver``, ``cgroupRoot``), ``cpu_manager_state`` and ``memory_manager_state`` (checkpoint formats v1 to v3:
-  when a ``data`` string is present it is the authoritative payload, as in kubelet 1.37).
+  when a ``data`` string is present it is the authoritative payload, as in kubelet 1.37), or in their place the
+  kubelet's pod-resources API (numa_podresources.py; ``kubelet_source`` of :func:`collect`).
 
 Pure functions of file contents, standard library only, Python 3.8+.
 """
@@ -35,7 +36,7 @@ import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups, pod_classes
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_podresources, numa_refusals
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (
     format_cpuset, parse_cpuset, parse_read_cpuset)
 
@@ -430,15 +431,30 @@ def _mark_stale(placement, cpu_manager, memory_manager, pods=None):
     live = _running_pod_uids(pods) if placement is None else set(placement['pod_uids'])
     exclusive = {}
     for item in ((cpu_manager or {}).get('exclusive') or []) + ((memory_manager or {}).get('containers') or []):
-        item['stale'] = None if live is None else item['pod_uid'] not in live
+        item['stale'] = None if live is None or item['pod_uid'] is None else item['pod_uid'] not in live
     for item in (cpu_manager or {}).get('exclusive') or []:
         exclusive[(item['pod_uid'], item['container'])] = item['cpus']
     for item in (placement or {}).get('containers') or []:
         item['exclusive'] = (item['pod_uid'], item['container']) in exclusive if item['container'] else None
 
 
-def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_STATE_DIR, pods=None):
-    """The NUMA facts of the node whose filesystem is at ``root`` (see the module docstring)."""
+def _kubelet_records(tree, state_dir, requested, all_cpus, cpu_node, index, pods):
+    """(source, cpu_manager, memory_manager): from the pod-resources API or the checkpoints (numa_podresources)."""
+    grpc, source = numa_podresources.choose(requested, tree.path(state_dir + '/' + numa_podresources.SOCKET))
+    if grpc is not None:
+        try:
+            return (source,) + numa_podresources.read(grpc, source['socket'], all_cpus, cpu_node, pods)
+        except numa_podresources.PodResourcesError as err:
+            if requested == 'pod_resources':
+                raise
+            source.update(used='checkpoints', why=str(err))
+    return source, _cpu_manager(tree, state_dir, cpu_node, index), _memory_manager(tree, state_dir, index)
+
+
+def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_STATE_DIR, pods=None,
+            kubelet_source='checkpoints'):
+    """The NUMA facts of the node whose filesystem is at ``root`` (see the module docstring); ``kubelet_source``
+    auto, pod_resources or checkpoints (numa_podresources.choose; pod_resources raises PodResourcesError)."""
     tree = _Tree(root)
     kubelet_config = kubelet_config.lstrip('/')
     state_dir = state_dir.strip('/')
@@ -514,8 +530,8 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
     kubelet_text = tree.read(kubelet_config, 'kubelet policies and reservedSystemCPUs unknown')
     kubelet_values = parse_kubelet_scalars(kubelet_text) if kubelet_text is not None else None
     index = pod_index(pods)
-    cpu_manager = _cpu_manager(tree, state_dir, cpu_node, index)
-    memory_manager = _memory_manager(tree, state_dir, index)
+    source, cpu_manager, memory_manager = _kubelet_records(tree, state_dir, kubelet_source, all_cpus, cpu_node,
+                                                           index, pods)
     cgroup_facts = _cgroup(tree, kubelet_values)
     placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids)
     _mark_stale(placement, cpu_manager, memory_manager, pods)
@@ -572,6 +588,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
             'reserved_cpus': None if reserved is None else format_cpuset(reserved),
             'cpu_manager': cpu_manager,
             'memory_manager': memory_manager,
+            'source': source,
         },
         'unknown': tree.unknown,
     }

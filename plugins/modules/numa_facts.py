@@ -24,6 +24,11 @@ description:
     CPUs with their NUMA nodes; from C(memory_manager_state) the memory manager's per-NUMA-node machine state and
     each container's memory blocks with their NUMA nodes. Checkpoint formats of kubelet 1.23 to 1.37 (with and
     without the C(data) field) are read.
+  - Or the same from the kubelet's pod-resources API (C(GetAllocatableResources) and C(List) of
+    C(v1.PodResourcesLister) on C(<state_dir>/pod-resources/kubelet.sock)), see O(kubelet_source). The messages
+    are decoded by the collection itself; the node needs only the Python gRPC library (Debian's
+    C(python3-grpcio), or C(grpcio) from PyPI), not the protobuf package or generated code.
+    RV(ansible_facts.numaops_numa.kubelet.source) says which source was read and why.
   - Every container of every QoS class (Guaranteed, Burstable, BestEffort) where the kernel placed it, from its
     cgroup v2 under the kubelet's kubepods cgroup (C(kubepods.slice/...) with the systemd cgroup driver,
     C(kubepods/...) with cgroupfs, below the kubelet's C(cgroupRoot)) -
@@ -69,9 +74,22 @@ options:
     type: path
     default: /var/lib/kubelet/config.yaml
   state_dir:
-    description: The kubelet's state directory (holding C(cpu_manager_state) and C(memory_manager_state)), below O(root).
+    description:
+      - The kubelet's state directory (its C(--root-dir), holding C(cpu_manager_state), C(memory_manager_state) and
+        C(pod-resources/kubelet.sock)), below O(root).
     type: path
     default: /var/lib/kubelet
+  kubelet_source:
+    description:
+      - Where the kubelet's exclusive CPUs and memory-manager blocks are read from.
+      - V(auto) reads the kubelet's pod-resources API when its socket exists and the Python gRPC library imports,
+        the checkpoint files otherwise; a failed API call falls back to the checkpoint files too, and
+        RV(ansible_facts.numaops_numa.kubelet.source) says why.
+      - V(pod_resources) reads the API and fails, naming the socket and the reason, when it cannot.
+      - V(checkpoints) reads C(cpu_manager_state) and C(memory_manager_state) only.
+    type: str
+    choices: [auto, pod_resources, checkpoints]
+    default: auto
   pods:
     description:
       - The node's pods as API objects (C(metadata.namespace), C(metadata.name), C(metadata.uid), the
@@ -89,8 +107,13 @@ notes:
   - Free exclusive CPUs of a NUMA node are, under the static CPU manager policy, the CPUs of its default set that
     are not in C(reservedSystemCPUs); without the static policy no CPU is exclusive and the value is V(null).
   - A PCI device whose C(numa_node) is V(-1) (the firmware gives no locality) has C(numa_node) V(null).
-  - Exclusive CPUs and memory blocks come from the kubelet's checkpoint files. The kubelet's pod-resources gRPC
-    API is not used (the node would need a gRPC library, for example Debian's C(python3-grpcio)).
+  - The pod-resources API reports what the running kubelet applies: its policies are derived from it (V(static)
+    when the kubelet has CPUs to give exclusively, V(Static) when it has allocatable memory per NUMA node). It names
+    pods by namespace and name; their UIDs (for C(stale)) come from O(pods), and without O(pods) C(pod_uid) and
+    C(stale) are V(null). The memory manager's C(machine_state) has C(allocatable) per NUMA node and resource,
+    C(reserved) and C(free) from the listed blocks (V(null) on a NUMA node that a block spanning several nodes
+    touches), and no C(total) or C(systemReserved) (V(null)).
+  - The socket is the kubelet's own, readable by root only; run the module with become.
 seealso:
   - module: numaops.colocation.kubelet_config
   - name: NUMA topology and placement (docs/numa.md)
@@ -112,6 +135,12 @@ EXAMPLES = r'''
 - name: NUMA facts with pod names
   numaops.colocation.numa_facts:
     pods: "{{ node_pods.resources }}"
+
+- name: The kubelet's placement from its pod-resources API (the node has python3-grpcio)
+  numaops.colocation.numa_facts:
+    kubelet_source: pod_resources
+    pods: "{{ node_pods.resources }}"
+  become: true
 
 - name: Exclusive CPUs per container
   ansible.builtin.debug:
@@ -230,6 +259,10 @@ ansible_facts:
               has finished (phase C(Succeeded) or C(Failed)); V(null) when O(pods) was not given either.
             - C(found) is V(false) when the node has no kubelet (neither the configuration nor a state file
               exists).
+            - C(source), the source of C(cpu_manager) and C(memory_manager) (see O(kubelet_source)): C(requested)
+              (O(kubelet_source)), C(used) (V(pod_resources) or V(checkpoints)), C(socket) (the pod-resources
+              socket) and C(why), one sentence. With V(pod_resources), C(cpu_manager) also has C(allocatable_cpus)
+              (the CPUs the kubelet may give exclusively).
           type: dict
         placement:
           description:
@@ -297,13 +330,14 @@ import posixpath
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa
+from ansible_collections.numaops.colocation.plugins.module_utils import numa, numa_podresources
 
 ARGUMENT_SPEC = dict(
     root=dict(type='path', default='/'),
     kubelet_config=dict(type='path', default='/' + numa.DEFAULT_KUBELET_CONFIG),
     state_dir=dict(type='path', default='/' + numa.DEFAULT_STATE_DIR),
     pods=dict(type='list', elements='dict'),
+    kubelet_source=dict(type='str', default='auto', choices=list(numa_podresources.SOURCES)),
 )
 
 
@@ -314,7 +348,11 @@ def main():
         if not posixpath.isabs(params[name]):
             module.fail_json(msg='numa_facts: %s=%s must be an absolute path (it is read below root=%s)'
                              % (name, params[name], params['root']))
-    facts = numa.collect(params['root'], params['kubelet_config'], params['state_dir'], params['pods'])
+    try:
+        facts = numa.collect(params['root'], params['kubelet_config'], params['state_dir'], params['pods'],
+                             params['kubelet_source'])
+    except numa_podresources.PodResourcesError as err:
+        module.fail_json(msg='numa_facts: %s' % err)
     module.exit_json(changed=False, ansible_facts={numa.FACTS_KEY: facts})
 
 
