@@ -58,7 +58,7 @@ def import_grpc():
     try:
         import grpc  # pylint: disable=import-outside-toplevel
     except ImportError as err:
-        return None, 'the Python gRPC library does not import (%s): the node needs %s' % (err, NEEDS)
+        return None, 'grpc does not import (%s): the node needs %s' % (err, NEEDS)
     return grpc, None
 
 
