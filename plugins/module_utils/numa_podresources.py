@@ -210,8 +210,8 @@ def to_facts(allocatable, listed, online_cpus, cpu_node, pods):
     return cpu_manager, memory_manager
 
 
-def read(grpc, socket_path, online_cpus, cpu_node, pods, caller=call):
+def read(grpc, socket_path, online_cpus, cpu_node, pods):
     """(cpu_manager, memory_manager) facts from the kubelet at ``socket_path``; raises PodResourcesError."""
-    allocatable_bytes, list_bytes = caller(grpc, socket_path)
+    allocatable_bytes, list_bytes = call(grpc, socket_path)
     allocatable, listed = decode(allocatable_bytes, list_bytes)
     return to_facts(allocatable, listed, online_cpus, cpu_node, pods)
