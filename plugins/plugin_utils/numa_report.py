@@ -43,6 +43,12 @@ def container_label(item):
 NO_KUBELET = 'no kubelet'
 
 
+def record(facts, name):
+    """Where the kubelet's placement was read: the checkpoint file ``name`` or its pod-resources API."""
+    used = (((facts.get('kubelet') or {}).get('source') or {}).get('used'))
+    return 'the running kubelet (pod-resources API)' if used == 'pod_resources' else name
+
+
 def policies(facts):
     if (facts.get('kubelet') or {}).get('found') is False:
         keys = ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')
@@ -72,12 +78,11 @@ def node_drift(facts):
     cpu_state = (kubelet.get('cpu_manager') or {}).get('policy')
     cpu_config = config.get('cpuManagerPolicy') or 'none'
     if cpu_state is not None and cpu_state != cpu_config:
-        reasons.append('cpuManagerPolicy is %s in the configuration, %s in cpu_manager_state' % (cpu_config, cpu_state))
+        reasons.append('cpuManagerPolicy is %s in the configuration, %s in %s' % (cpu_config, cpu_state, record(facts, 'cpu_manager_state')))
     mem_state = (kubelet.get('memory_manager') or {}).get('policy')
     mem_config = config.get('memoryManagerPolicy') or 'None'
     if mem_state is not None and mem_state != mem_config:
-        reasons.append('memoryManagerPolicy is %s in the configuration, %s in memory_manager_state'
-                       % (mem_config, mem_state))
+        reasons.append('memoryManagerPolicy is %s in the configuration, %s in %s' % (mem_config, mem_state, record(facts, 'memory_manager_state')))
     return reasons
 
 
@@ -523,9 +528,9 @@ def _node_section(index, row, facts):
         label = container_label(item)
         if item.get('stale'):
             legend.append('<span data-field="container" data-container="%s" data-cpus="%s" data-stale="true" '
-                          'class="stale">stale, not drawn: %s: CPUs %s in cpu_manager_state, but the pod has no '
-                          'cgroup (no longer running)</span>' % (_esc(label), _esc(item['cpus']), _esc(label),
-                                                                 _esc(item['cpus'])))
+                          'class="stale">stale, not drawn: %s: CPUs %s in %s, but the pod has no cgroup (no '
+                          'longer running)</span>' % (_esc(label), _esc(item['cpus']), _esc(label), _esc(item['cpus']),
+                                                      _esc(record(facts, 'cpu_manager_state'))))
             continue
         unverified = item.get('stale') is None
         legend.append('<span data-field="container" data-container="%s" data-cpus="%s"%s><span class="sw" '
@@ -534,8 +539,8 @@ def _node_section(index, row, facts):
                          colours.get(label, '#000'), ';opacity:.45;border-style:dashed' if unverified else '',
                          _esc(label), _esc(item['cpus']),
                          _esc(','.join(str(n) for n in item['numa_nodes'] or [])) or '?',
-                         ' <i>not verified running</i> (in cpu_manager_state; neither the cgroups nor the pods '
-                         'from the API were read)' if unverified else ''))
+                         ' <i>not verified running</i> (in %s; neither the cgroups nor the pods from the API '
+                         'were read)' % _esc(record(facts, 'cpu_manager_state')) if unverified else ''))
     out.append('<div class="legend">%s</div>' % ''.join(legend))
     out.append(_drawing(facts, colours, row['live']))
     out.append('<div style="display:flex;gap:24px;flex-wrap:wrap;margin-top:8px"><div><b>Distances</b>%s</div>'

@@ -30,7 +30,8 @@ _METRICS = (
     ('numaops_container_numa_cpus', 'CPUs of the container cpuset.cpus.effective on the NUMA node.'),
     ('numaops_container_numa_memory_used_bytes', 'Memory of the container on the NUMA node from memory.numa_stat, '
                                                  'by type: anon, file (page cache), kernel.'),
-    ('numaops_kubelet_policy_info', 'The kubelet policies in the configuration and the state files.'),
+    ('numaops_kubelet_policy_info', 'The kubelet policies in the configuration and as the kubelet runs them (state '
+                                    'files or pod-resources API, placement_source).'),
     ('numaops_numa_facts_unknown_entries', 'Files numa_facts could not read or parse.'),
     ('numaops_kubelet_refused_pods', 'Pods on the node the kubelet refused at admission for NUMA alignment '
                                      '(phase Failed), by reason.'),
@@ -134,7 +135,8 @@ def render_textfile(facts, drift=None, last_run=None):
     series['numaops_kubelet_policy_info'].append((
         [(key, kubelet_policies.get(key) or 'unknown') for key in
          ('cpu_manager', 'topology_manager', 'memory_manager', 'cpu_manager_state', 'memory_manager_state')]
-        + [('cgroup_version', (facts.get('cgroup') or {}).get('version') or 'unknown')], 1))
+        + [('cgroup_version', (facts.get('cgroup') or {}).get('version') or 'unknown'),
+           ('placement_source', (kubelet.get('source') or {}).get('used') or 'unknown')], 1))
     series['numaops_numa_facts_unknown_entries'].append(([], len(facts.get('unknown') or [])))
     refused = facts.get('refusals')
     if refused is not None:

@@ -102,6 +102,16 @@ def test_node_drift_from_state_files():
     assert numa_report.node_drift(facts) == ['cpuManagerPolicy is static in the configuration, none in cpu_manager_state']
 
 
+def test_the_report_and_the_textfile_name_the_pod_resources_api_when_it_was_read():
+    facts = facts_of('xeon8358-2s')
+    assert 'placement_source="checkpoints"' in numa_textfile.render_textfile(facts)
+    facts['kubelet']['source'] = {'requested': 'auto', 'used': 'pod_resources', 'socket': '/s', 'why': 'w'}
+    facts['kubelet']['cpu_manager']['policy'] = 'none'
+    assert numa_report.node_drift(facts) == [
+        'cpuManagerPolicy is static in the configuration, none in the running kubelet (pod-resources API)']
+    assert 'placement_source="pod_resources"' in numa_textfile.render_textfile(facts)
+
+
 def test_textfile_series():
     text = numa_textfile.render_textfile(facts_of('xeon8358-2s'), drift=False, last_run=1764590000)
     lines = text.splitlines()
