@@ -28,7 +28,7 @@ description:
     C(v1.PodResourcesLister) on C(<state_dir>/pod-resources/kubelet.sock)), see O(kubelet_source). The messages
     are decoded by the collection itself; the node needs only the Python gRPC library (Debian's
     C(python3-grpcio), or C(grpcio) from PyPI), not the protobuf package or generated code.
-    RV(ansible_facts.numaops_numa.kubelet.source) says which source was read and why.
+    C(numaops_numa.kubelet.source) says which source was read and why.
   - Every container of every QoS class (Guaranteed, Burstable, BestEffort) where the kernel placed it, from its
     cgroup v2 under the kubelet's kubepods cgroup (C(kubepods.slice/...) with the systemd cgroup driver,
     C(kubepods/...) with cgroupfs, below the kubelet's C(cgroupRoot)) -
@@ -84,7 +84,7 @@ options:
       - Where the kubelet's exclusive CPUs and memory-manager blocks are read from.
       - V(auto) reads the kubelet's pod-resources API when its socket exists and the Python gRPC library imports,
         the checkpoint files otherwise; a failed API call falls back to the checkpoint files too, and
-        RV(ansible_facts.numaops_numa.kubelet.source) says why.
+        C(numaops_numa.kubelet.source) says why.
       - V(pod_resources) reads the API and fails, naming the socket and the reason, when it cannot.
       - V(checkpoints) reads C(cpu_manager_state) and C(memory_manager_state) only.
     type: str
