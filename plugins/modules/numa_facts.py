@@ -107,7 +107,7 @@ notes:
   - Free exclusive CPUs of a NUMA node are, under the static CPU manager policy, the CPUs of its default set that
     are not in C(reservedSystemCPUs); without the static policy no CPU is exclusive and the value is V(null).
   - A PCI device whose C(numa_node) is V(-1) (the firmware gives no locality) has C(numa_node) V(null).
-  - The pod-resources API reports what the running kubelet applies: its policies are derived from it (V(static)
+  - The pod-resources API reports what the running kubelet applies, and the policies are derived from it (V(static)
     when the kubelet has CPUs to give exclusively, V(Static) when it has allocatable memory per NUMA node). It names
     pods by namespace and name; their UIDs (for C(stale)) come from O(pods), and without O(pods) C(pod_uid) and
     C(stale) are V(null). The memory manager's C(machine_state) has C(allocatable) per NUMA node and resource,
@@ -259,7 +259,7 @@ ansible_facts:
               has finished (phase C(Succeeded) or C(Failed)); V(null) when O(pods) was not given either.
             - C(found) is V(false) when the node has no kubelet (neither the configuration nor a state file
               exists).
-            - C(source), the source of C(cpu_manager) and C(memory_manager) (see O(kubelet_source)): C(requested)
+            - C(source), the source of C(cpu_manager) and C(memory_manager) (see O(kubelet_source)), with C(requested)
               (O(kubelet_source)), C(used) (V(pod_resources) or V(checkpoints)), C(socket) (the pod-resources
               socket) and C(why), one sentence. With V(pod_resources), C(cpu_manager) also has C(allocatable_cpus)
               (the CPUs the kubelet may give exclusively).

@@ -146,11 +146,11 @@ def test_collect_reads_the_api_and_falls_back_when_the_call_fails(monkeypatch):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(root / 'var/lib/kubelet/pod-resources/kubelet.sock'))
     monkeypatch.setattr(npr, 'import_grpc', lambda: ('grpc', None))
-    answers = {'value': (ALLOCATABLE, LISTED)}
+    answers = {'value': (ALLOCATABLE, LISTED), 'error': None}
 
     def fake_call(_grpc, _path, timeout=npr.TIMEOUT):
-        if isinstance(answers['value'], Exception):
-            raise answers['value']
+        if answers['error'] is not None:
+            raise answers['error']
         return answers['value']
     monkeypatch.setattr(npr, 'call', fake_call)
     try:
@@ -159,7 +159,7 @@ def test_collect_reads_the_api_and_falls_back_when_the_call_fails(monkeypatch):
         assert [i['cpus'] for i in found['cpu_manager']['exclusive']] == ['6-7', '4-5', '2']
         # no cgroup tree here: staleness from the pods given, unknown for a pod they do not name
         assert [i['stale'] for i in found['cpu_manager']['exclusive']] == [None, False, False]
-        answers['value'] = npr.PodResourcesError('the kubelet\'s pod-resources API at x answered UNAVAILABLE: down')
+        answers['error'] = npr.PodResourcesError('the kubelet\'s pod-resources API at x answered UNAVAILABLE: down')
         found = numa.collect(str(root), pods=PODS, kubelet_source='auto')['kubelet']
         assert found['source']['used'] == 'checkpoints' and found['source']['why'].endswith('UNAVAILABLE: down')
         with pytest.raises(npr.PodResourcesError, match='UNAVAILABLE'):

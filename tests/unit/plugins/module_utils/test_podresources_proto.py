@@ -128,10 +128,10 @@ def test_not_bytes_is_refused():
 def test_random_and_mutated_bytes_decode_or_raise_decode_error_only():
     rng = random.Random(4)
     good = wire.list_response([wire.pod('p', 'ns', [wire.container('c', cpus=[1, 2], blocks=[('memory', GIB, [0])])])])
-    samples = [bytes(rng.getrandbits(8) for _ in range(rng.randrange(64))) for _ in range(3000)]
-    for _ in range(3000):
+    samples = [bytes(rng.getrandbits(8) for _byte in range(rng.randrange(64))) for _sample in range(3000)]
+    for _sample in range(3000):
         mutated = bytearray(good)
-        for _ in range(rng.randrange(1, 4)):
+        for _change in range(rng.randrange(1, 4)):
             mutated[rng.randrange(len(mutated))] = rng.getrandbits(8)
         samples.append(bytes(mutated[:rng.randrange(len(mutated) + 1)]))
     for data in samples:
