@@ -27,14 +27,12 @@ PODS = [
 ]
 ALLOCATABLE = wire.allocatable_response(cpus=range(1, 8), blocks=[('memory', 3 * GIB, [0]), ('memory', 4 * GIB, [1]),
                                                                   ('hugepages-2Mi', GIB, [1])])
+API = wire.container('api', cpus=[5, 4], blocks=[('memory', GIB, [1]), ('hugepages-2Mi', 256 << 20, [1])])
 LISTED = wire.list_response([
-    wire.pod('api-0', 'online', [wire.container('api', cpus=[5, 4], blocks=[('memory', GIB, [1]),
-                                                                           ('hugepages-2Mi', 256 << 20, [1])]),
-                                 wire.container('log')]),
+    wire.pod('api-0', 'online', [API, wire.container('log')]),
     wire.pod('etcd-node1', 'kube-system', [wire.container('etcd', cpus=[2])]),
     wire.pod('batch', 'offline', cpus=[6, 7], blocks=[('memory', 2 * GIB, [0])]),
 ])
-
 
 def facts(allocatable=ALLOCATABLE, listed=LISTED, pods=None):
     return npr.to_facts(*npr.decode(allocatable, listed), online_cpus=set(range(8)), cpu_node=CPU_NODE, pods=pods)
@@ -146,11 +144,11 @@ def test_collect_reads_the_api_and_falls_back_when_the_call_fails(monkeypatch):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(root / 'var/lib/kubelet/pod-resources/kubelet.sock'))
     monkeypatch.setattr(npr, 'import_grpc', lambda: ('grpc', None))
-    answers = {'value': (ALLOCATABLE, LISTED), 'error': None}
+    answers = {'value': (ALLOCATABLE, LISTED), 'errors': []}
 
     def fake_call(_grpc, _path, timeout=npr.TIMEOUT):
-        if answers['error'] is not None:
-            raise answers['error']
+        for error in answers['errors']:
+            raise error
         return answers['value']
     monkeypatch.setattr(npr, 'call', fake_call)
     try:
@@ -159,7 +157,7 @@ def test_collect_reads_the_api_and_falls_back_when_the_call_fails(monkeypatch):
         assert [i['cpus'] for i in found['cpu_manager']['exclusive']] == ['6-7', '4-5', '2']
         # no cgroup tree here: staleness from the pods given, unknown for a pod they do not name
         assert [i['stale'] for i in found['cpu_manager']['exclusive']] == [None, False, False]
-        answers['error'] = npr.PodResourcesError('the kubelet\'s pod-resources API at x answered UNAVAILABLE: down')
+        answers['errors'] = [npr.PodResourcesError('the kubelet\'s pod-resources API at x answered UNAVAILABLE: down')]
         found = numa.collect(str(root), pods=PODS, kubelet_source='auto')['kubelet']
         assert found['source']['used'] == 'checkpoints' and found['source']['why'].endswith('UNAVAILABLE: down')
         with pytest.raises(npr.PodResourcesError, match='UNAVAILABLE'):
