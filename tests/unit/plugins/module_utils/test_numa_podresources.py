@@ -34,6 +34,7 @@ LISTED = wire.list_response([
     wire.pod('batch', 'offline', cpus=[6, 7], blocks=[('memory', 2 * GIB, [0])]),
 ])
 
+
 def facts(allocatable=ALLOCATABLE, listed=LISTED, pods=None):
     return npr.to_facts(*npr.decode(allocatable, listed), online_cpus=set(range(8)), cpu_node=CPU_NODE, pods=pods)
 
