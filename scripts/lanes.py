@@ -5,7 +5,7 @@
 it is run with no stage, which is what CI does.
 
     python3 scripts/lanes.py --jobs 2 JOB [JOB...]     a JOB is a stage of scripts/test.sh, e.g. molecule:vm
-    a JOB written NAME@AFTER starts only after job AFTER passed (unit@upstream)
+    a JOB written NAME@AFTER starts only after job AFTER passed (unit@upstream); NAME@A@B after both A and B
 
 Almost every stage is one Python process at a time (ansible-playbook, pytest, molecule), so a 2-core machine
 runs two of them side by side in little more than the time of one. The jobs are taken in the order given (put
@@ -48,13 +48,15 @@ def log_path(logdir, name):
 
 
 def parse_jobs(specs):
-    """[(name, after or None)] from ``NAME`` / ``NAME@AFTER``; AFTER must be an earlier job."""
+    """[(name, (after, ...))] from ``NAME``, ``NAME@AFTER`` or ``NAME@A@B`` (after every one of them); each job
+    waited for must be an earlier job."""
     jobs = []
     for spec in specs:
-        name, _sep, after = spec.partition('@')
-        if after and after not in [j[0] for j in jobs]:
-            raise SystemExit('lanes.py: job %s waits for %s, which is not an earlier job' % (name, after))
-        jobs.append((name, after or None))
+        name, *after = spec.split('@')
+        for dep in after:
+            if dep not in [j[0] for j in jobs]:
+                raise SystemExit('lanes.py: job %s waits for %s, which is not an earlier job' % (name, dep))
+        jobs.append((name, tuple(after)))
     return jobs
 
 
@@ -76,13 +78,15 @@ def main(argv=None):
         for name, after in list(waiting):
             if len(running) >= args.jobs:
                 break
-            if after and after not in done:
-                continue  # its dependency is still running (or waiting)
+            if any(dep not in done for dep in after):
+                continue  # a job it waits for is still running (or waiting)
             waiting.remove((name, after))
-            if after and not done[after][0]:
+            failed_deps = [dep for dep in after if not done[dep][0]]
+            if failed_deps:
                 done[name] = (False, 0)
                 order.append(name)
-                print('\n== lanes: %s NOT STARTED: it needs %s, which failed' % (name, after), flush=True)
+                print('\n== lanes: %s NOT STARTED: it needs %s, which failed' % (name, ' and '.join(failed_deps)),
+                      flush=True)
                 continue
             log = open(log_path(logdir, name), 'wb')
             proc = subprocess.Popen(['bash', os.path.join(HERE, 'test.sh'), name], stdout=log,

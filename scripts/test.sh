@@ -6,8 +6,8 @@
 #   scripts/test.sh molecule:vm     one molecule scenario (molecule:a,b for several)
 #   scripts/test.sh integration:kernel_cmdline   one integration target (integration:a,b for several)
 #
-# Stages: upstream unit kubelets sanity units integration lint build docs release molecule (and vmimage: the VM's image and
-# its selftest, which molecule:vm does itself when run alone)
+# Stages: upstream unit kubelets sanity units integration lint build docs release ee molecule (and vmimage: the VM's image
+# and its selftest, which molecule:vm does itself when run alone)
 # upstream builds (or reuses) the programs the tests run from their Go modules (scripts/upstream.sh): the
 # kubelets of the oldest and the newest release kubelet_config knows (1.31, 1.37), which the test VM's node
 # runs; the newest containerd, which the corpus test and the containerd integration target load our files into
@@ -17,14 +17,14 @@
 # of 1.35 and 1.38 and runs the real-kubelet agreement test with the four (NUMAOPS_SKIP_UPSTREAM_KUBELET=1 skips it,
 # loudly).
 # The molecule stage includes the `vm` scenario (a Debian VM under QEMU). It fails loudly when QEMU
-# cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so).
+# cannot run here; set NUMAOPS_SKIP_VM=1 to skip it explicitly (the run then says so). The ee stage (ee:build and
+# ee:run in a whole run) builds the AWX execution environment and runs the playbooks in it; NUMAOPS_SKIP_EE=1 skips
+# it, and says so.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
-ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release molecule)
-# the execution environment (stage ee) only when asked: scripts/test.sh ee, or NUMAOPS_EE=1 for a whole run
-[ "${NUMAOPS_EE:-0}" != 1 ] || ALL_STAGES+=(ee)
+ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release ee molecule)
 UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 # the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
@@ -138,14 +138,20 @@ stage_release() {
   log "the release check (scripts/release.sh check)"
   nice -n 5 scripts/release.sh check
 }
-# the execution environment of examples/awx: a Debian base image (debootstrap, cached by recipe), ansible-builder
-# build, and the playbooks run in it through ansible-navigator (sandbox node, test control plane). Named only, or
-# NUMAOPS_EE=1 for a whole run: it costs minutes a whole run does not have to spare (docs/execution-environment.md)
+# the execution environment of examples/awx (docs/execution-environment.md): ee:build is the Debian base image
+# (debootstrap, cached by recipe) and ansible-builder build, which need nothing built by Go; ee:run runs the
+# playbooks in the image through ansible-navigator (sandbox node, test control plane); ee alone: both
 stage_ee() {
-  ensure_upstream
+  local part=${1:-all}
+  case "$part" in build|run|all) ;; *) die "unknown part of the ee stage '$part' (ee:build, ee:run, or ee for both)" ;; esac
+  if [ "${NUMAOPS_SKIP_EE:-0}" = 1 ]; then
+    echo "!!! the execution environment (ee:$part) SKIPPED because NUMAOPS_SKIP_EE=1 — the playbooks did not run in the AWX image !!!"
+    return 0
+  fi
+  [ "$part" = build ] || ensure_upstream
   ensure_apt podman debootstrap
-  log "the execution environment (tests/ee/ee.sh all)"
-  nice -n 5 bash tests/ee/ee.sh all
+  log "the execution environment (tests/ee/ee.sh $part)"
+  nice -n 5 bash tests/ee/ee.sh "$part"
 }
 # the test VM's image (built once per recipe, cached) and the selftest of the raw node; in a whole run this is a
 # job of its own that needs nothing built by Go, so the image is ready when molecule:vm starts after upstream
@@ -193,11 +199,13 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
   # molecule:vm itself says loudly when NUMAOPS_SKIP_VM=1 skips it (stage_molecule)
   # the VM's image beside the Go builds; the vm scenario (the longest job) first once they are done: its node runs
   # the real kubelets and joins the control plane the upstream stage builds
-  JOBS=(upstream vmimage molecule:vm@upstream)
+  # the execution environment's images (ee:build: debootstrap, ansible-builder, no Go) beside the Go builds too; the
+  # playbooks in it (ee:run) once both the images and the control plane's programs are there
+  JOBS=(upstream vmimage molecule:vm@upstream ee:build)
   # the cluster-side tests (unit, units, integration, the molecule scenarios in CLUSTER_SCENARIOS) run on the
   # control plane the upstream stage builds; the other scenarios need nothing of it
   JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller@upstream molecule:node_prep@upstream)
-  JOBS+=(units@upstream integration@upstream)
+  JOBS+=(units@upstream integration@upstream ee:run@upstream@ee:build)
   for s in extensions/molecule/*/molecule.yml; do
     name=$(basename "$(dirname "$s")")
     case " ${JOBS[*]} " in *" molecule:$name@upstream "*) continue ;; esac
@@ -205,7 +213,6 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
     if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
   done
   JOBS+=(sanity lint build docs release)
-  [ "${NUMAOPS_EE:-0}" != 1 ] || JOBS+=(ee@upstream)
   t0=$SECONDS
   rc=0; python3 scripts/lanes.py --jobs "${NUMAOPS_JOBS:-2}" "${JOBS[@]}" || rc=$?
   [ $rc -eq 0 ] || die "some jobs failed (listed above); the whole run took $(( SECONDS / 60 ))m$(( SECONDS % 60 ))s"

@@ -3,6 +3,8 @@
 #
 #   bash tests/ee/ee.sh base    the base image: Debian bookworm from Debian's packages (debootstrap), imported into
 #                               podman as localhost/numaops-ee-base:<recipe hash>; built only when the recipe changed
+#                               (its file system is kept in the cache, ~/.cache/numaops-colocation/ee/, like the VM's
+#                               image: a machine whose podman store lost the image imports it again from there)
 #   bash tests/ee/ee.sh build   the EE image with `ansible-builder build` from examples/awx/execution-environment.yml
 #                               on that base: localhost/numaops-colocation-ee:<version>
 #   bash tests/ee/ee.sh run     through ansible-navigator with that image (podman): playbooks/node_prep.yml on the
@@ -27,6 +29,7 @@ EE_PYTHON_DIR=/opt/ee-python
 VERSION=$(sed -n 's/^version: *//p' galaxy.yml)
 EE_IMAGE=localhost/numaops-colocation-ee:$VERSION
 WORK=${NUMAOPS_EE_WORK:-$NUMAOPS_ROOT/tests/output/ee}
+BASE_CACHE=$NUMAOPS_CACHE/ee
 PODMAN=(podman)
 # podman's defaults do not start a container on every machine: in a container without CAP_SYS_RESOURCE podman's
 # default ulimits (nofile 1048576) fail with "crun: setrlimit `RLIMIT_NOFILE`: Operation not permitted", and on a
@@ -44,22 +47,29 @@ write_containers_conf() {
 need() { command -v "$1" >/dev/null || die "$1 is not installed: $2"; }
 
 base_tag() {
-  # the recipe: the function that builds it, its inputs, the package manager front, the extra CAs
-  { declare -f stage_base; printf '%s\n' "$SUITE" "$BASE_PACKAGES" "$EE_PYTHON_DIR"; cat tests/ee/pkgmgr
+  # the recipe: the functions that build and import it, its inputs, the package manager front, the extra CAs
+  { declare -f stage_base import_base; printf '%s\n' "$SUITE" "$BASE_PACKAGES" "$EE_PYTHON_DIR"; cat tests/ee/pkgmgr
     cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true; } | sha256sum | cut -c1-16
 }
 
 stage_base() {
   need debootstrap "apt-get install debootstrap (Debian's package)"
   need podman "apt-get install podman (Debian's package)"
-  local tag; tag="localhost/numaops-ee-base:$(base_tag)"
+  local hash tag; hash=$(base_tag); tag="localhost/numaops-ee-base:$hash"
+  local archive="$BASE_CACHE/base-$hash.tar"
   if "${PODMAN[@]}" image exists "$tag"; then
-    echo "base image $tag: cached (the recipe did not change)"
+    echo "base image $tag: in podman's store (the recipe did not change)"
     return 0
   fi
   # base images of earlier recipes are not needed any more
   "${PODMAN[@]}" images --format '{{.Repository}}:{{.Tag}}' | grep '^localhost/numaops-ee-base:' \
     | xargs -r "${PODMAN[@]}" rmi >/dev/null 2>&1 || true
+  if [ -s "$archive" ]; then
+    log "podman import: $tag from the cache ($archive, the recipe did not change)"
+    import_base "$tag" <"$archive"
+    return 0
+  fi
+  find "$BASE_CACHE" -maxdepth 1 -name 'base-*.tar' -delete 2>/dev/null || true
   local root; root=$(mktemp -d "${TMPDIR:-/tmp}/numaops-ee-root.XXXXXX")
   log "debootstrap $SUITE (minbase + $BASE_PACKAGES) from $MIRROR"
   nice -n 5 debootstrap --variant=minbase --include="$BASE_PACKAGES" "$SUITE" "$root" "$MIRROR" \
@@ -75,12 +85,19 @@ stage_base() {
   # managed: the EE's python is a virtual environment of it, first on PATH
   chroot "$root" /usr/bin/python3 -m venv "$EE_PYTHON_DIR"
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-  log "podman import: $tag"
-  tar -C "$root" --numeric-owner -c . | "${PODMAN[@]}" import --change 'CMD ["/bin/bash"]' \
-    --change "ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt" \
-    --change "ENV PATH=$EE_PYTHON_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" - "$tag" >/dev/null
+  log "podman import: $tag (its file system kept in $archive)"
+  mkdir -p "$BASE_CACHE"
+  tar -C "$root" --numeric-owner -c -f "$archive.part" . && mv "$archive.part" "$archive"
   rm -rf "$root"
-  "${PODMAN[@]}" run --rm --network host "$tag" python3 -c 'import sys; print("base image python", sys.version.split()[0])'
+  import_base "$tag" <"$archive"
+}
+
+# the base image's file system (a tar on stdin) imported into podman as $1, checked by running its python
+import_base() {
+  "${PODMAN[@]}" import --change 'CMD ["/bin/bash"]' \
+    --change "ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt" \
+    --change "ENV PATH=$EE_PYTHON_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" - "$1" >/dev/null
+  "${PODMAN[@]}" run --rm --network host "$1" python3 -c 'import sys; print("base image python", sys.version.split()[0])'
 }
 
 # examples/awx/execution-environment.yml with the three substitutions (see the top of this file)
