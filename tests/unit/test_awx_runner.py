@@ -147,19 +147,30 @@ def _assert_clean(runner, events):
     assert not stats.get('failures') and not stats.get('dark'), stats
 
 
-def test_every_playbook_as_an_awx_job(awx_job):
+@pytest.fixture(scope='module', name='converged')
+def converged_fixture(awx_job):
+    """The sandbox node and the cluster brought in line by one job per entry-point playbook, in the order a
+    fleet's first day runs them, then site.yml over everything: {playbook: (runner, events)}. The tests that
+    assert on these jobs, and the drift audit that starts from a copy of the node they leave, share them."""
+    jobs = {}
+    for playbook in ('deploy_controller', 'node_prep', 'memory_qos', 'site'):
+        jobs[playbook] = awx_job('playbooks/%s.yml' % playbook)
+    return jobs
+
+
+def test_every_playbook_as_an_awx_job(awx_job, converged):
     # 1. The controller, the CRD and the ColocationConfigurations (localhost only).
-    runner, events = awx_job('playbooks/deploy_controller.yml')
+    runner, events = converged['deploy_controller']
     _assert_clean(runner, events)
     assert _stats(events)['changed'].get('localhost', 0) > 0
 
     # 2. Node preparation on the sandbox node.
-    runner, events = awx_job('playbooks/node_prep.yml')
+    runner, events = converged['node_prep']
     _assert_clean(runner, events)
     assert _stats(events)['changed'].get(NODE, 0) > 0
 
     # 3. Memory QoS on the sandbox node, from the pods and configs on the API; the summary is an artifact.
-    runner, events = awx_job('playbooks/memory_qos.yml')
+    runner, events = converged['memory_qos']
     _assert_clean(runner, events)
     stats = _stats(events)
     assert stats['changed'].get(NODE, 0) > 0
@@ -167,7 +178,7 @@ def test_every_playbook_as_an_awx_job(awx_job):
     assert summary['reported'] == 1 and summary['written'] > 0 and summary['not_reported'] == []
 
     # 4. Everything again, in order: nothing left to change on any host.
-    runner, events = awx_job('playbooks/site.yml')
+    runner, events = converged['site']
     _assert_clean(runner, events)
     changed = {host: count for host, count in _stats(events).get('changed', {}).items() if count}
     assert changed == {}, changed
@@ -240,12 +251,11 @@ def test_audit_refuses_to_run_outside_check_mode(awx_job):
     assert _tree_state(sandbox) == before
 
 
-def test_audit_reports_drift_and_changes_nothing(awx_job):
-    # A fresh copy of the node tree, brought in line by the site playbook (controller, configs, node_prep,
-    # memory_qos) ...
-    sandbox = awx_job.fresh_sandbox('drift')
-    runner, events = awx_job('playbooks/site.yml', sandbox_dir=sandbox)
-    _assert_clean(runner, events)
+def test_audit_reports_drift_and_changes_nothing(awx_job, converged):
+    # A copy of the sandbox node the site playbook left in line (controller, configs, node_prep, memory_qos) ...
+    _assert_clean(*converged['site'])
+    sandbox = awx_job.top / 'drift'
+    shutil.copytree(str(awx_job.top / 'sandbox'), str(sandbox), symlinks=True)
     tree = sandbox / 'tree'
 
     # ... then changed by hand: the kubelet's topology manager policy and one container's memory.high.
