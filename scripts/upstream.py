@@ -121,12 +121,23 @@ def components():
                            ldflags=["-X", "github.com/containerd/containerd/v2/version.Version=" + v["CONTAINERD_VERSION"],
                                     "-X", "github.com/containerd/containerd/v2/version.Revision=numaops-build"],
                            cgo=False, tags="no_btrfs no_devmapper no_zfs"),
+        # Node Feature Discovery's topology updater: the oracle the VM scenario compares numa_facts with (its
+        # NodeResourceTopology zones, read from the real kubelet's pod-resources API). Its go.mod pins the k8s.io
+        # libraries by replace lines to published versions (copied as they are); its API module is a directory of
+        # its repository, published under the same version
+        "nfd": dict(module="sigs.k8s.io/node-feature-discovery", version=v["NFD_VERSION"],
+                    bins={"nfd-topology-updater": "cmd/nfd-topology-updater"},
+                    ldflags=["-X", "sigs.k8s.io/node-feature-discovery/pkg/version.version=" + v["NFD_VERSION"]],
+                    cgo=False, local={"sigs.k8s.io/node-feature-discovery/api/nfd": v["NFD_VERSION"]},
+                    # the NodeResourceTopology CRD the updater waits for (and publishes to), from the same module
+                    files={"noderesourcetopologies.yaml":
+                           "deployment/base/noderesourcetopologies-crd/noderesourcetopologies.yaml"}),
     }
 
 
 def default_components(comps):
     """What `build` with no names builds: everything, biggest first (so the long one starts at once)."""
-    order = ["kubernetes", "volcano", "containerd", "etcd", "kwok"]
+    order = ["kubernetes", "volcano", "containerd", "etcd", "kwok", "nfd"]
     return [n for n in order if n in comps] + sorted(n for n in comps if n not in order)
 
 
@@ -270,7 +281,8 @@ def build_hash(name, spec):
     for fn in files:
         with open(fn, "rb") as f:
             h.update(f.read())
-    h.update(json.dumps([spec["bins"], spec["ldflags"], spec["cgo"], spec.get("tags", "")], sort_keys=True).encode())
+    h.update(json.dumps([spec["bins"], spec["ldflags"], spec["cgo"], spec.get("tags", "")] +
+                        ([spec["files"]] if spec.get("files") else []), sort_keys=True).encode())
     h.update(subprocess.run(["go", "env", "GOVERSION"], stdout=subprocess.PIPE, universal_newlines=True,
                             env=go_env(spec), check=True).stdout.encode())
     return h.hexdigest()[:12]
@@ -327,6 +339,12 @@ def _build_locked(name, spec, d, out):
         built = os.path.join(tmp, go_binary_name(pkg_path(spec, p)))
         if len(spec["bins"]) > 1 and built != os.path.join(tmp, binary):
             os.rename(built, os.path.join(tmp, binary))
+    if spec.get("files"):
+        # files of the module itself the tests need beside its programs (``files``: {name in the output: path in the
+        # module}), from the module cache the build just used
+        info = json.loads(run(["go", "list", "-m", "-json", spec["module"]], cwd=d, env=env, quiet=True))
+        for name_out, rel in sorted(spec["files"].items()):
+            shutil.copyfile(os.path.join(info["Dir"], rel), os.path.join(tmp, name_out))
     with open(os.path.join(tmp, ".complete"), "w") as f:
         json.dump({"component": name, "module": spec["module"], "version": spec["version"],
                    "binaries": sorted(spec["bins"]), "seconds": round(time.time() - t0, 1),

@@ -14,14 +14,13 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.parse
-import urllib.request
 
 from ansible_collections.numaops.colocation.plugins.module_utils import numa
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
 from ansible_collections.numaops.colocation.tests.system.test_numa_report_playbook import collections_path
-from ansible_collections.numaops.colocation.tests.system.test_numa_textfile_exporter import free_port, tool
+from ansible_collections.numaops.colocation.tests.system.prometheus_live import (free_port, prometheus, query, start,
+                                                                                 stop, wait_for)
+from ansible_collections.numaops.colocation.tests.system.test_numa_textfile_exporter import tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RULES = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'files', 'prometheus', 'numaops-numa.rules.yml')
@@ -64,77 +63,29 @@ def test_promtool_rule_unit_tests():
     assert code == 0 and 'SUCCESS' in out, out
 
 
-def start(command, url, log):
-    """Start ``command`` and wait until ``url`` answers."""
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    proc.wait()
-    log.seek(0)
-    raise AssertionError('%s did not answer on %s: %s' % (command[0], url, log.read().decode()[-2000:]))
-
-
-def stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def query(port, expr):
-    url = 'http://127.0.0.1:%d/api/v1/query?%s' % (port, urllib.parse.urlencode({'query': expr}))
-    with urllib.request.urlopen(url, timeout=10) as response:
-        body = json.loads(response.read().decode())
-    assert body['status'] == 'success', body
-    return dict((item['metric'].get('numa_node'), float(item['value'][1])) for item in body['data']['result'])
-
-
 def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
     facts = numa.collect('/')
     assert facts['numa_node_ids'], 'this machine shows no NUMA node in /sys/devices/system/node'
     textfile = tmp_path / 'textfile'
     textfile.mkdir()
     (textfile / 'numaops_numa.prom').write_text(numa_textfile.render_textfile(facts))
-    exporter_port, prometheus_port = free_port(), free_port()
-    (tmp_path / 'prometheus.yml').write_text(json.dumps({
-        'global': {'scrape_interval': '1s', 'evaluation_interval': '1s'},
-        'rule_files': [RULES],
-        'scrape_configs': [{'job_name': 'node', 'static_configs': [{'targets': ['127.0.0.1:%d' % exporter_port]}]}],
-    }))
-    with open(tmp_path / 'exporter.log', 'w+b') as exporter_log, open(tmp_path / 'prometheus.log', 'w+b') as log:
+    exporter_port = free_port()
+    cpu_expr = 'instance_numa_node:node_cpu_utilisation:rate5m'
+    memory_expr = 'instance_numa_node:node_memory_numa_used_without_cache_bytes'
+    with open(tmp_path / 'exporter.log', 'w+b') as exporter_log:
         exporter = start([tool('prometheus-node-exporter', 'prometheus-node-exporter'),
                           '--web.listen-address=127.0.0.1:%d' % exporter_port, '--collector.disable-defaults',
                           '--collector.cpu', '--collector.meminfo_numa', '--collector.textfile',
                           '--collector.textfile.directory=%s' % textfile],
                          'http://127.0.0.1:%d/metrics' % exporter_port, exporter_log)
         try:
-            prometheus = start([tool('prometheus', 'prometheus'), '--config.file=%s' % (tmp_path / 'prometheus.yml'),
-                                '--storage.tsdb.path=%s' % (tmp_path / 'data'),
-                                '--web.listen-address=127.0.0.1:%d' % prometheus_port],
-                               'http://127.0.0.1:%d/-/ready' % prometheus_port, log)
-            try:
-                cpu = memory = {}
-                deadline = time.monotonic() + 60
-                while time.monotonic() < deadline and not (cpu and memory):
-                    time.sleep(1)
-                    cpu = query(prometheus_port, 'instance_numa_node:node_cpu_utilisation:rate5m')
-                    memory = query(prometheus_port, 'instance_numa_node:node_memory_numa_used_without_cache_bytes')
-                log.seek(0)
-                assert cpu and memory, 'no recorded series after 60 s: %s' % log.read().decode()[-2000:]
+            with prometheus(tmp_path, ['127.0.0.1:%d' % exporter_port], rules=RULES) as (prometheus_port, _log):
+                found = wait_for(prometheus_port, [cpu_expr, memory_expr])
+                cpu, memory = found[cpu_expr], found[memory_expr]
                 info = query(prometheus_port, 'count by (numa_node) (numaops_numa_cpu_info)')
                 for expr in doc_queries():     # every query docs/numa.md shows is accepted by this Prometheus
                     query(prometheus_port, expr)
                 report = report_with_live_bars(tmp_path, prometheus_port, exporter_port)
-            finally:
-                stop(prometheus)
         finally:
             stop(exporter)
     nodes = dict((str(node['id']), node) for node in facts['numa_nodes'])
