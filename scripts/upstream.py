@@ -129,6 +129,9 @@ def components():
                     bins={"nfd-topology-updater": "cmd/nfd-topology-updater"},
                     ldflags=["-X", "sigs.k8s.io/node-feature-discovery/pkg/version.version=" + v["NFD_VERSION"]],
                     cgo=False, local={"sigs.k8s.io/node-feature-discovery/api/nfd": v["NFD_VERSION"]},
+                    # its k8s.io libraries at the kubelet-1.35 release (NFD pins v0.35.3; a patch release later), the
+                    # other shared modules at the versions the kubernetes component builds: compiled once for both
+                    align={"k8s": v["KUBELET_MIDDLE_VERSION"], "component": "kubernetes"},
                     # the NodeResourceTopology CRD the updater waits for (and publishes to), from the same module
                     files={"noderesourcetopologies.yaml":
                            "deployment/base/noderesourcetopologies-crd/noderesourcetopologies.yaml"}),
@@ -217,8 +220,13 @@ def regen(name, spec):
         die("%s is built from tests/upstream/%s: regen %s instead" % (name, spec["moddir"], spec["moddir"]))
     dep = read_dep_gomod(spec["module"], spec["version"], spec)
     replaces = []
+    align = spec.get("align") or {}
     for old, new in parse_replaces(dep):
         old_mod = old.split()[0]
+        if align.get("k8s") and old_mod.startswith("k8s.io/") and re.match(r"^k8s\.io/\S+ v0\.", new):
+            # the published staging release of the kubelet built from the same Kubernetes release
+            replaces.append((old_mod, "%s v0.%s" % (old_mod, align["k8s"].split(".", 1)[1])))
+            continue
         if new.startswith("./") or new.startswith("../"):
             if spec.get("staging") == "k8s" and old_mod.startswith("k8s.io/"):
                 replaces.append((old_mod, "%s v0.%s" % (old_mod, spec["version"].split(".", 1)[1])))
@@ -240,6 +248,8 @@ def regen(name, spec):
     if godebug:
         lines += [godebug.group(0), ""]
     lines += ["require %s %s" % (spec["module"], spec["version"]), ""]
+    if align.get("k8s"):
+        lines += ["require k8s.io/kubernetes %s" % align["k8s"], ""]
     if replaces:
         lines.append("replace (")
         lines += ["\t%s => %s" % r for r in replaces]
@@ -258,6 +268,24 @@ def regen(name, spec):
     if spec.get("nosumdb"):
         env["GONOSUMDB"] = spec["nosumdb"]
     run(["go", "mod", "tidy"], cwd=d, env=env, quiet=True)
+    if align.get("component"):
+        # the modules this component shares with another (k8s.io/* aside, which the replace lines pin), at the
+        # other's version where it is newer (the go command keeps the newer of two requirements), so that their
+        # packages compile the same and the Go build cache serves both
+        with open(os.path.join(comp_dir(align["component"]), "go.mod")) as f:
+            theirs = dict(re.findall(r"^\t(\S+) (v\S+)", f.read(), re.M))
+        with open(os.path.join(d, "go.mod")) as f:
+            text = f.read()
+        ours = dict(re.findall(r"^\t(\S+) (v\S+)", text, re.M))
+        pinned = set(r[0].split()[0] for r in replaces)
+        shared = sorted(m for m in ours if m in theirs and not m.startswith("k8s.io/") and m not in pinned
+                        and m != spec["module"])
+        if shared:
+            block = "\n".join(["// the versions tests/upstream/%s builds" % align["component"], "require ("]
+                              + ["\t%s %s" % (m, theirs[m]) for m in shared] + [")", ""])
+            with open(os.path.join(d, "go.mod"), "w") as f:
+                f.write(text.rstrip("\n") + "\n\n" + block)
+            run(["go", "mod", "tidy"], cwd=d, env=env, quiet=True)
 
 
 def pkg_path(spec, p):
