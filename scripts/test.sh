@@ -84,8 +84,10 @@ stage_kubelets() {
   fi
   log "the kubelets of four releases (the oldest and the newest kubelet_config knows, one between, the next beta)"
   # 1.31 and 1.37 come from the upstream stage (the VM's node runs them); 1.35 and 1.38 only this job needs, so it
-  # builds them here, on the second lane beside the VM job, not in the upstream stage before it
-  nice -n 5 scripts/upstream.sh build kubelet-1.31 kubelet-1.37 kubelet-1.35 kubelet-1.38
+  # builds them here, on the second lane beside the VM job, not in the upstream stage before it. NFD's topology
+  # updater too (the VM job runs it near its end; its k8s.io libraries are 1.35's, compiled once for both): a VM job
+  # that gets there first builds it itself, or waits for this build
+  nice -n 5 scripts/upstream.sh build kubelet-1.31 kubelet-1.37 kubelet-1.35 kubelet-1.38 nfd
   log "pytest: every accept/refuse vector of kubelet_config through the real kubelets ($KUBELET_AGREEMENT)"
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider "$KUBELET_AGREEMENT"
 }
