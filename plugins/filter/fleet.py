@@ -214,10 +214,10 @@ def node_prep_read_files(settings):
     return node_prep_concerns.read_paths(settings)
 
 
-def node_prep_applied(result, plan, run):
+def node_prep_applied(result, plan, run, service=None):
     """node_prep's run record after its apply wrote the node (plugin_utils/node_prep_decision.py applied): the
-    concerns' results and the lines of what changed."""
-    return node_prep_decision.applied(result, plan, run)
+    concerns' results and the lines of what changed; with ``service``, after that service step."""
+    return node_prep_decision.applied(result, plan, run, service=service)
 
 
 def _report_variables(host_vars):

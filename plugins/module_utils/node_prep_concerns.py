@@ -20,6 +20,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node, kubelet_target
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_services as services
 from ansible_collections.numaops.colocation.plugins.module_utils.values import truthy as _truthy, unique as _unique
 
 
@@ -46,7 +47,8 @@ class Concern(object):
     - ``module``: the module that does it; ``enabled_by``: the role variable that enables it.
     - ``service_setting``: the decision setting naming its service (``kubelet_service``), or None;
       ``before``: what happens to that service before the write (``stop`` or None); ``after``: after the write
-      (``start``, ``restart`` or ``reboot``); ``verify``: how the apply checks it took effect (documentation).
+      (``start``, ``restart`` or ``reboot``); ``verify``: how the apply checks it took effect (documentation);
+      ``service``: how the role restarts and verifies it, and puts it back (module_utils/node_prep_services.py).
     - ``drains``: a change of it drains the node first (a reboot always does).
     - ``reboots``: its plan's ``reboot_required`` is a reboot of the node.
     - ``module_args``: options node_config always gives its module (over the task's), so that two concerns can
@@ -80,8 +82,9 @@ class Concern(object):
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
                  before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
-                 plan_reads=None, module_args=None, plan_more=None, settle=None):
+                 plan_reads=None, module_args=None, plan_more=None, settle=None, service=None):
         self.name = name
+        self.service = service
         self.settle = settle
         self.check_only = check_only
         self.judge = judge
@@ -240,7 +243,7 @@ KUBELET = Concern(
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
     drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
     verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
-    drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more)
+    service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more)
 
 
 # ------------------------------------------------------------------ containerd: containerd_nri
@@ -291,7 +294,8 @@ CONTAINERD = Concern(
     report=_containerd_report, summary_line=_containerd_summary_line, fleet_parts=_containerd_parts,
     drift_parts=_containerd_parts,
     settings=('nri_enabled', 'containerd_config_path', 'containerd_dropin_path', 'nri_mode'), service_setting='containerd_service', after='restart',
-    verify='containerd_nri_verify: the NRI socket answers after the restart', plan_reads=_containerd_plan_reads)
+    verify='containerd_nri_verify: the NRI socket answers after the restart', plan_reads=_containerd_plan_reads,
+    service=services.CONTAINERD)
 
 
 # ------------------------------------------------------------------ kernel: kernel_cmdline
@@ -484,7 +488,8 @@ IRQBALANCE = Concern(
     plan_labels=_irqbalance_plan_labels, report=_irqbalance_report, summary_line=_irqbalance_summary_line,
     fleet_parts=_irqbalance_parts, drift_parts=_irqbalance_parts, service_setting='irqbalance_service',
     module_args={'write': ['irqbalance']},
-    after='restart', verify='irqbalance is active after its restart (when its configuration file exists)')
+    after='restart', verify='irqbalance is active after its restart (when its configuration file exists)',
+    service=services.systemd('Irqbalance | Restart'))
 
 
 def _pages(result):

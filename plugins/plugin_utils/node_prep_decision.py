@@ -19,6 +19,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns, numa, reservation_merge
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_services
 from ansible_collections.numaops.colocation.plugins.module_utils.preflight import truthy, unique
 
 # The role options the decision reads (the role passes them without the node_prep_ prefix); the concerns'
@@ -32,10 +33,13 @@ BOOLEAN_SETTINGS = ('reboot_allowed', 'manage_services', 'kubelet_enabled', 'dra
                     'backup', 'k8s_validate_certs')
 
 
-def applied(result, plan, run, concerns=node_prep_concerns.REGISTRY):
+def applied(result, plan, run, concerns=node_prep_concerns.REGISTRY, service=None):
     """The run record ``run`` (node_prep__run) after the apply's node_config call: each changing concern's result as
-    ``apply_<name>`` (a concern the plan left alone: {}), and the lines of what changed appended to ``done``."""
+    ``apply_<name>`` (a concern the plan left alone: {}), and the lines of what changed appended to ``done``. With
+    ``service`` (a step of the plan's ``services``), after that step: ``result`` is its task's, its line appended."""
     result = result or {}
+    if service is not None:
+        return dict(run, done=list(run.get('done') or []) + [node_prep_services.done_line(service, result, concerns)])
     changing = dict((c.name, truthy(plan.get(c.name + '_changing'))) for c in concerns)
     run = dict(run or {})
     for concern in node_prep_concerns.applying(concerns):
@@ -205,6 +209,13 @@ def decide(result, node, settings, checking, host, stamp, nonce, concerns=node_p
     # concern that does not change (node_config leaves it alone)
     plan_args = node.get('plan_args') or {}
     decision['config_changing'] = any(changing.values())
+    # the service steps (module_utils/node_prep_services.py): every concern's, in the apply's order (a rollback
+    # restarts those this run restarted, and after its reboot those the boot started); and the services the apply
+    # restarts and verifies after the write (roles/node_prep/tasks/service.yml), the kubelet's start coming after
+    # the reboot
+    decision['services'] = node_prep_services.steps(typed, concerns)
+    decision['restarts'] = [step for step in decision['services'] if step['after'] == 'restart'
+                            and changing[step['concern']] and manage and applying]
     decision['apply_args'] = dict(
         (c.name, dict(plan_args[c.name], **({'backup': typed['backup']} if 'backup' in plan_args[c.name] else {}))
          if changing[c.name] and c.name in plan_args else None)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_concerns as nc
+from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_services
 
 
 def _enabled(settings):
@@ -46,7 +47,9 @@ NUMA_BALANCING = nc.Concern(
     enabled_by='node_prep_numa_balancing', enabled=_enabled, reads=_files, files=_files, done=_done,
     plan_key='numa_balancing', plan_entry=_plan_entry, plan_labels=_plan_labels, report=_report,
     summary_line=_summary_line, fleet_parts=_parts, drift_parts=_parts,
-    service_setting='sysctl_service', after='restart', verify='the sysctl reads the new value after the restart')
+    service_setting='sysctl_service', after='restart', verify='systemd-sysctl is active after its restart',
+    # restarted with systemd after the write, and again after a rollback: node_prep_services.systemd's lines
+    service=node_prep_services.systemd('Sysctl | Restart'))
 
 # node_prep's registry with the new concern, applied after the others
 REGISTRY = nc.REGISTRY + (NUMA_BALANCING,)

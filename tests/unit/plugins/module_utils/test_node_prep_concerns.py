@@ -117,6 +117,16 @@ def test_a_new_concern_goes_through_the_decision_and_the_snapshot():
     changing = {'numa_balancing': True}
     assert nc.done_lines({'numa_balancing': {'value': '0'}}, changing, d['settings'], example.REGISTRY) == [
         'sysctl /etc/sysctl.d/90-numaops.conf changed (kernel.numa_balancing = 0)']
+    # its service step: restarted after the write (before the kubelet's start), and again by a rollback
+    assert [(s['concern'], s['unit'], s['runs'], s['task']) for s in d['restarts']] == [
+        ('numa_balancing', 'systemd-sysctl', 'systemd', 'Sysctl | Restart')]
+    assert [s['concern'] for s in d['services']] == ['containerd', 'irqbalance', 'numa_balancing', 'kubelet']
+    step = d['restarts'][0]
+    assert nd.applied({'status': {'ActiveState': 'active'}}, d, {'done': []}, example.REGISTRY, service=step) == {
+        'done': ['systemd-sysctl restarted (active)']}
+    assert step['put_back'] == 'systemd-sysctl restarted'
+    assert step['put_back_failed'].replace('{msg}', 'failed') == (
+        'systemd-sysctl could NOT be restarted after the rollback: failed - check journalctl -u systemd-sysctl')
 
 
 def test_a_new_concern_is_in_the_fleet_plan_the_report_and_the_summaries():

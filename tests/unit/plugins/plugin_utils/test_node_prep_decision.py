@@ -201,3 +201,41 @@ def test_the_apply_writes_each_changing_concern_with_the_options_the_plan_ran_wi
     result = changing()
     result['irqbalance'] = {'changed': True, 'irqbalance': {'path': '/etc/default/irqbalance', 'changed': True}}
     assert decide(result, node=node)['apply_args']['irqbalance'] == {'profile': {'cpu': {'reserved': 'auto'}}}
+
+
+def test_the_service_steps_in_the_order_the_apply_takes_them():
+    result = copy.deepcopy(SAME)
+    result['changed'] = True
+    result['containerd'] = {'changed': True}
+    d = decide(result, irqbalance_service='irqbalance.service')
+    assert [(s['concern'], s['unit'], s['runs'], s['after']) for s in d['services']] == [
+        ('containerd', 'containerd', 'containerd_nri_verify', 'restart'),
+        ('irqbalance', 'irqbalance.service', 'systemd', 'restart'),
+        ('kubelet', 'kubelet', 'kubelet', 'start')]
+    # the apply restarts the services of the concerns that change (the kubelet's start comes after the reboot)
+    assert [s['concern'] for s in d['restarts']] == ['containerd']
+    assert d['restarts'][0]['task'] == 'Containerd | Restart and verify NRI'
+    # none without node_prep_manage_services, none in check mode
+    assert decide(result, manage_services=False)['restarts'] == []
+    assert decide(result, checking=True)['restarts'] == []
+    irqbalance = d['services'][1]
+    assert irqbalance['put_back'] == 'irqbalance.service restarted'
+    assert irqbalance['put_back_failed'] == (
+        'irqbalance.service could NOT be restarted after the rollback: {msg} - check journalctl -u irqbalance.service')
+    assert d['services'][0]['put_back'] == 'containerd restarted and answering'
+    assert d['services'][2]['put_back_failed'] == (
+        'the kubelet is NOT healthy after the rollback: {msg} — check journalctl -u kubelet')
+
+
+@pytest.mark.parametrize('concern, result, line', [
+    ('containerd', {'nri_ready': True, 'nri_socket': '/var/run/nri/nri.sock'},
+     'containerd restarted, NRI socket /var/run/nri/nri.sock up'),
+    ('containerd', {'nri_ready': False}, 'containerd restarted'),
+    ('irqbalance', {'status': {'ActiveState': 'inactive'}}, 'irqbalance restarted (inactive)'),
+    ('irqbalance', {}, 'irqbalance restarted (state unknown)'),
+])
+def test_the_run_record_after_a_service_step(concern, result, line):
+    d = decide()
+    step = [s for s in d['services'] if s['concern'] == concern][0]
+    run = nd.applied(result, d, {'done': ['before'], 'restarted': [concern]}, service=step)
+    assert run == {'done': ['before', line], 'restarted': [concern]}
