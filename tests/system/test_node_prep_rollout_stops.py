@@ -13,6 +13,10 @@ from ansible_collections.numaops.colocation.tests.system import test_node_prep_f
 
 top = fleet.top_fixture  # noqa: F811  (the same fixture)
 CONTAINERD = os.path.join('etc', 'containerd', 'config.toml')
+# containerd never answers on a sandbox node: after the failed restart (and after the rollback's restart) the
+# node waits node_prep_containerd_health_timeout seconds for it in vain, so one second proves as much as the default
+FAILING_RESTART = {'node_prep_manage_services': True, 'node_prep_containerd_restart_command': ['false'],
+                   'node_prep_containerd_health_timeout': 1}
 
 
 def test_the_first_failed_node_stops_the_rollout(top):
@@ -22,7 +26,7 @@ def test_the_first_failed_node_stops_the_rollout(top):
     # restart fails, so its change is rolled back and the host fails; the other nodes would succeed
     common = {'node_prep_kubelet_enabled': False}
     host_vars = {
-        fleet.NODE: dict(common, node_prep_manage_services=True, node_prep_containerd_restart_command=['false']),
+        fleet.NODE: dict(common, **FAILING_RESTART),
         'sandbox-node-2': common, 'sandbox-node-3': common}
     inventory = fleet._inventory(top, trees, host_vars)
     rc, out = fleet._playbook(inventory, 'node_prep.yml', '-e', 'node_prep_max_unavailable=2',
@@ -52,7 +56,7 @@ def test_a_failed_batch_of_one_stops_the_rollout_and_unlocks_the_nodes_it_does_n
     before = [fleet._files(tree) for tree in trees]
     common = {'node_prep_kubelet_enabled': False}
     host_vars = {
-        fleet.NODE: dict(common, node_prep_manage_services=True, node_prep_containerd_restart_command=['false']),
+        fleet.NODE: dict(common, **FAILING_RESTART),
         'sandbox-node-2': common}
     rc, out = fleet._playbook(fleet._inventory(top, trees, host_vars), 'node_prep.yml', report_dir=str(top / 'r'))
     assert rc != 0, out[-3000:]
