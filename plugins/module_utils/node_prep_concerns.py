@@ -10,9 +10,8 @@ service it stops before the write and starts, restarts or reboots for after it, 
 and the lines that name it: the "done" line of the apply, the fleet plan's groups, the report's section, the
 summary line of the node, the fleet summary's and the audit's drift parts.
 
-The decision (plugin_utils/node_prep_decision.py), the fleet plan, the report and the summaries (plugin_utils/
-fleet.py) and node_config's action iterate over REGISTRY; each takes ``concerns`` (REGISTRY unless given), which is
-how a test checks a new concern end to end (docs/developer/concerns.md).
+The decision (plugin_utils/node_prep_decision.py), the fleet plan, the report, the summaries (plugin_utils/fleet.py)
+and node_config's action iterate over REGISTRY, or ``concerns`` when given (docs/developer/concerns.md).
 
 Pure functions, standard library only (Python 3.8+).
 """
@@ -49,18 +48,14 @@ class Concern(object):
       ``before``: what happens to that service before the write (``stop`` or None); ``after``: after the write
       (``start``, ``restart`` or ``reboot``); ``verify``: how the apply checks it took effect (documentation);
       ``service``: how the role restarts and verifies it, and puts it back (module_utils/node_prep_services.py).
-    - ``drains``: a change of it drains the node first (a reboot always does).
-    - ``reboots``: its plan's ``reboot_required`` is a reboot of the node.
+    - ``drains``: a change of it drains the node first (a reboot always does); ``reboots``: its plan's
+      ``reboot_required`` is a reboot of the node.
     - ``module_args``: options node_config always gives its module (over the task's), so that two concerns can
       share one module (perf_profile's ``write``).
-    - ``settings``: the role options (without the node_prep_ prefix) its functions read; the role passes them to
-      the decision (roles/node_prep/tasks/plan.yml), which refuses a setting no concern declares.
-    - ``enabled(settings)``: the role asks for it.
-    - ``reads(settings)``: the files the pre-flight reads for its plan, besides the kubelet configuration file the
-      pre-flight finds itself (the plan reads them from the pre-flight's read: no call to the node of its own).
-    - ``plan_reads(options)``: the files its plan reads first, from its node_config option (the module's defaults
-      filled in): what node_config reads for it in its one node_files read (``read_paths_of``); ``reads`` names the
-      same files from the role's settings.
+    - ``settings``: the role options (without the node_prep_ prefix) its functions read, which the role passes to
+      the decision (roles/node_prep/tasks/inspect.yml); ``enabled(settings)``: the role asks for it.
+    - ``reads(settings)``: the files the pre-flight reads for its plan (besides the kubelet configuration file);
+      ``plan_reads(options)``: the same files from its node_config option, the module's defaults filled in.
     - ``files(settings, plan)``: the files it edits (snapshot, backup, rollback); ``plan`` is its plan result.
     - ``done(settings, result)``: the apply's line once it changed the node (``result``: its apply result).
     - ``plan_entry(result)``: what the fleet plan keeps of its plan result, under ``plan_key``;
@@ -69,8 +64,7 @@ class Concern(object):
     - ``report(now, changed, get, settings)``: its section of node_prep_report (``now``: the apply's result, else
       the plan's; ``get(name, default)``: a value of the node's plan, node_prep__plan, or of its run record,
       node_prep__run, which overrides the plan's).
-    - ``summary_line(report, settings, get)``: the node's summary line (None: no line, a concern the node was not
-      asked for).
+    - ``summary_line(report, settings, get)``: the node's summary line (None: none, a concern not asked for).
     - ``fleet_parts(report)``: the fleet summary's parts of a changed host; ``drift_parts(report)``: the audit's.
     - ``check_only``: it changes nothing (``module`` None, no files): its plan is the pre-flight's verdict of the
       same name (node_preflight's ``checks``), never changing; ``judge(plan, changing, settings, host, checking)``
@@ -304,7 +298,7 @@ def _kernel_enabled(settings):
     return len(settings.get('kernel_args') or []) > 0
 
 
-def _nothing(settings):
+def _nothing(value):
     return []
 
 
@@ -413,15 +407,11 @@ def _koordlet_drift_parts(report):
             + (['cpu.idle=1 on ' + ', '.join(section['hazard'])] if section.get('hazard') else []))
 
 
-def _none(report):
-    return []
-
-
 KOORDLET = Concern(
     name='koordlet', title="koordlet's node features", module=None, enabled_by='node_prep_koordlet_features',
     enabled=_koordlet_enabled, reads=_nothing, files=lambda settings, plan: [], done=lambda settings, result: '',
     plan_key='koordlet', plan_entry=_koordlet_plan_entry, plan_labels=_koordlet_plan_labels,
-    report=_koordlet_report, summary_line=_koordlet_summary_line, fleet_parts=_none,
+    report=_koordlet_report, summary_line=_koordlet_summary_line, fleet_parts=_nothing,
     drift_parts=_koordlet_drift_parts, verify='the pre-flight reads the files koordlet checks', check_only=True,
     judge=_koordlet_judge,
     settle=lambda plan, result, host: koordlet_node.settle(plan, result.get('kubelet'), host))
