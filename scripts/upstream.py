@@ -78,8 +78,10 @@ def components():
     v = versions()
     # the control plane of tests/cluster; the kubelet is a component of its own (kubelet-<minor>), built from the
     # same go.mod, so the shared k8s.io packages are compiled once for both
+    # and kubeadm: the vm scenario regenerates the node's kubelet configuration with its `upgrade node phase
+    # kubelet-config`, as a cluster upgrade does
     k8s_bins = {"kube-apiserver": "cmd/kube-apiserver", "kube-controller-manager": "cmd/kube-controller-manager",
-                "kube-scheduler": "cmd/kube-scheduler"}
+                "kube-scheduler": "cmd/kube-scheduler", "kubeadm": "cmd/kubeadm"}
     oldest = v["KUBELET_OLDEST_VERSION"]
     oldest_minor = ".".join(oldest.lstrip("v").split(".")[:2])
     newest_minor = ".".join(v["K8S_VERSION"].lstrip("v").split(".")[:2])
@@ -254,8 +256,13 @@ def regen(name, spec):
         lines.append("replace (")
         lines += ["\t%s => %s" % r for r in replaces]
         lines += [")", ""]
+    # the programs of the components built from this go.mod too (kubelet-1.37 from kubernetes')
+    tools = set(spec["bins"].values())
+    for other in components().values():
+        if other.get("moddir") == name:
+            tools.update(other["bins"].values())
     lines.append("tool (")
-    lines += ["\t%s" % pkg_path(spec, p) for p in sorted(spec["bins"].values())]
+    lines += ["\t%s" % pkg_path(spec, p) for p in sorted(tools)]
     lines += [")", ""]
     d = comp_dir(name)
     os.makedirs(d, exist_ok=True)
