@@ -5,13 +5,20 @@
 
     kubelet_proof.py save                       keep the kubelet configuration and state files in /run/numaops-proof
     (kubelet_config then makes a change and removes the state files the kubelet would refuse)
-    kubelet_proof.py prove [--removed PATH ...]  three kubelet restarts, one JSON object as the last line of stdout
+    kubelet_proof.py prove [--removed PATH ...] [--configz PEM]
+                                                kubelet restarts, one JSON object as the last line of stdout
                                                 (the tools it runs keep their messages off it: over SSH with a
                                                 terminal, stderr and stdout are one stream):
         skipped   the removed state files put back (the removal skipped), kubelet restarted
-        removed   the same files removed again (what kubelet_config did), kubelet restarted
+        removed   the same files removed again (what kubelet_config did), kubelet restarted; with nothing
+                  removed it is the same node as skipped, so that restart is not made again ("same_as": "skipped")
         restored  the configuration and state files put back as saved, kubelet restarted
-      each {"outcome": "started" | "refused" | "undecided", "error": <the kubelet's fatal line>, "seconds": ...}
+      each {"outcome": "started" | "refused" | "undecided", "error": <the kubelet's fatal line>, "seconds": ...};
+      with --configz (a PEM file of a client certificate and key of the cluster CA, removed once loaded), removed
+      also has "configz": the kubelet's /configz document while it runs the change.
+
+The configuration saved and put back is the main file, the drop-in of kubelet_config and node_prep (DROPIN) and the
+state files.
 
 "refused": the kubelet's journal since the restart has its fatal "command failed" or "Failed to start
 ContainerManager" line (it then exits, and systemd restarts it every 10 s). "started": /healthz answered ok and
@@ -23,6 +30,7 @@ import argparse
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -30,7 +38,9 @@ import urllib.request
 
 FATAL = ('"command failed"', 'Failed to start ContainerManager')
 SAVE = '/run/numaops-proof'
-FILES = ('/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state')
+DROPIN = '/etc/kubernetes/kubelet.conf.d/90-numaops-colocation.conf'
+FILES = ('/var/lib/kubelet/config.yaml', DROPIN, '/var/lib/kubelet/cpu_manager_state',
+         '/var/lib/kubelet/memory_manager_state')
 
 
 def journal(since):
@@ -81,6 +91,30 @@ def restart(settle, timeout):
     return result
 
 
+def tls_context(pem):
+    context = ssl.create_default_context()
+    # the kubelet serves /configz with the self-signed certificate it made itself (it was given none)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        context.load_cert_chain(pem)
+    finally:
+        os.unlink(pem)
+    return context
+
+
+def configz(context):
+    error = None
+    for _attempt in range(20):
+        try:
+            with urllib.request.urlopen('https://127.0.0.1:10250/configz', context=context, timeout=10) as answer:
+                return json.load(answer)['kubeletconfig']
+        except Exception as exc:  # pylint: disable=broad-except
+            error = exc
+            time.sleep(3)
+    raise SystemExit('https://127.0.0.1:10250/configz: %s' % error)
+
+
 def put_back(paths):
     for path in paths:
         saved = os.path.join(SAVE, os.path.basename(path))
@@ -94,6 +128,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('command', choices=('save', 'prove'))
     parser.add_argument('--removed', action='append', default=[])
+    parser.add_argument('--configz')
     parser.add_argument('--settle', type=float, default=20)
     parser.add_argument('--timeout', type=float, default=180)
     args = parser.parse_args()
@@ -106,11 +141,17 @@ def main():
         print(json.dumps({'saved': sorted(os.listdir(SAVE))}))
         return 0
     out = {}
+    context = tls_context(args.configz) if args.configz else None
     put_back(args.removed)
     out['skipped'] = restart(args.settle, args.timeout)
-    for path in args.removed:
-        os.unlink(path)
-    out['removed'] = restart(args.settle, args.timeout)
+    if args.removed:
+        for path in args.removed:
+            os.unlink(path)
+        out['removed'] = restart(args.settle, args.timeout)
+    else:
+        out['removed'] = dict(out['skipped'], same_as='skipped')
+    if context and out['removed']['outcome'] == 'started':
+        out['removed']['configz'] = configz(context)
     put_back(FILES)
     out['restored'] = restart(args.settle, args.timeout)
     print(json.dumps(out))
