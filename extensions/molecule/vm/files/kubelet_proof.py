@@ -12,8 +12,13 @@
         skipped   the removed state files put back (the removal skipped), kubelet restarted
         removed   the same files removed again (what kubelet_config did), kubelet restarted; with nothing
                   removed it is the same node as skipped, so that restart is not made again ("same_as": "skipped")
-        restored  the configuration and state files put back as saved, kubelet restarted
-      each {"outcome": "started" | "refused" | "undecided", "error": <the kubelet's fatal line>, "seconds": ...};
+        restored  the configuration and state files put back as saved, for node_prep to make the change from them,
+                  kubelet restarted; with nothing removed the kubelet is not restarted on them ({"outcome":
+                  "put back"}): node_prep's restart, next, runs its change, and the files it decides on stay as
+                  saved. With state files removed it is: a kubelet running the new policy would write its
+                  checkpoint under that policy again (at the drain) before node_prep decides on it.
+      each restart {"outcome": "started" | "refused" | "undecided", "error": <the kubelet's fatal line>,
+      "seconds": ...};
       with --configz (a PEM file of a client certificate and key of the cluster CA, removed once loaded), removed
       also has "configz": the kubelet's /configz document while it runs the change.
 
@@ -153,7 +158,7 @@ def main():
     if context and out['removed']['outcome'] == 'started':
         out['removed']['configz'] = configz(context)
     put_back(FILES)
-    out['restored'] = restart(args.settle, args.timeout)
+    out['restored'] = restart(args.settle, args.timeout) if args.removed else {'outcome': 'put back'}
     print(json.dumps(out))
     return 0
 
