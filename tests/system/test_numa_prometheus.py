@@ -18,9 +18,8 @@ import sys
 from ansible_collections.numaops.colocation.plugins.module_utils import numa
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
 from ansible_collections.numaops.colocation.tests.system.test_numa_report_playbook import collections_path
-from ansible_collections.numaops.colocation.tests.system.prometheus_live import (free_port, prometheus, query, start,
-                                                                                 stop, wait_for)
-from ansible_collections.numaops.colocation.tests.system.test_numa_textfile_exporter import tool
+from ansible_collections.numaops.colocation.tests.system.prometheus_live import (free_port, program, prometheus, query,
+                                                                                 start, stop, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RULES = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'files', 'prometheus', 'numaops-numa.rules.yml')
@@ -48,7 +47,7 @@ def doc_queries():
 
 
 def promtool(*args, cwd=None):
-    proc = subprocess.run([tool('promtool', 'prometheus')] + list(args), stdout=subprocess.PIPE,
+    proc = subprocess.run([program('promtool', 'prometheus')] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=120, check=False, cwd=cwd)
     return proc.returncode, proc.stdout.decode()
 
@@ -73,7 +72,7 @@ def test_rules_on_this_machine_with_real_prometheus_and_node_exporter(tmp_path):
     cpu_expr = 'instance_numa_node:node_cpu_utilisation:rate5m'
     memory_expr = 'instance_numa_node:node_memory_numa_used_without_cache_bytes'
     with open(tmp_path / 'exporter.log', 'w+b') as exporter_log:
-        exporter = start([tool('prometheus-node-exporter', 'prometheus-node-exporter'),
+        exporter = start([program('prometheus-node-exporter', 'prometheus-node-exporter'),
                           '--web.listen-address=127.0.0.1:%d' % exporter_port, '--collector.disable-defaults',
                           '--collector.cpu', '--collector.meminfo_numa', '--collector.textfile',
                           '--collector.textfile.directory=%s' % textfile],

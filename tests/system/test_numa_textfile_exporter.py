@@ -6,39 +6,22 @@ packages prometheus and prometheus-node-exporter) on 127.0.0.1 and read back ove
 when they are missing: install the packages of tests/apt-packages.txt (scripts/lib.sh ensure_apt)."""
 from __future__ import annotations
 
-import os
-import shutil
-import socket
 import subprocess
-import time
 import urllib.request
 
 import pytest
 
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile
+from ansible_collections.numaops.colocation.tests.system.prometheus_live import free_port, program, start, stop
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of
-
-
-def tool(name, package):
-    path = shutil.which(name) or (os.path.exists('/usr/bin/' + name) and '/usr/bin/' + name)
-    if not path:
-        pytest.fail('%s is not installed (Debian package %s, listed in tests/apt-packages.txt; scripts/lib.sh '
-                    'ensure_apt)' % (name, package))
-    return path
 
 
 @pytest.mark.parametrize('tree', ['xeon8358-2s', 'thunderx2-2s', 'synthetic-8numa'])
 def test_promtool_accepts_the_textfile(tree):
     text = numa_textfile.render_textfile(facts_of(tree), drift=True, last_run=1764590000.25)
-    proc = subprocess.run([tool('promtool', 'prometheus'), 'check', 'metrics'], input=text.encode(),
+    proc = subprocess.run([program('promtool', 'prometheus'), 'check', 'metrics'], input=text.encode(),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60, check=False)
     assert proc.returncode == 0 and proc.stdout == b'', proc.stdout.decode()
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def test_node_exporter_serves_the_textfile(tmp_path):
@@ -47,30 +30,16 @@ def test_node_exporter_serves_the_textfile(tmp_path):
     directory.mkdir()
     (directory / 'numaops_numa.prom').write_text(text)
     port = free_port()
-    proc = subprocess.Popen([tool('prometheus-node-exporter', 'prometheus-node-exporter'),
-                             '--web.listen-address=127.0.0.1:%d' % port, '--collector.disable-defaults',
-                             '--collector.textfile', '--collector.textfile.directory=%s' % directory],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        body = None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                with urllib.request.urlopen('http://127.0.0.1:%d/metrics' % port, timeout=5) as response:
-                    body = response.read().decode()
-                break
-            except OSError:
-                time.sleep(0.2)
-        assert body is not None, 'node_exporter did not answer: %s' % (proc.stdout.read().decode()
-                                                                       if proc.poll() is not None else 'still starting')
-    finally:
-        proc.terminate()
+    url = 'http://127.0.0.1:%d/metrics' % port
+    with open(tmp_path / 'node_exporter.log', 'w+b') as log:
+        proc = start([program('prometheus-node-exporter', 'prometheus-node-exporter'),
+                      '--web.listen-address=127.0.0.1:%d' % port, '--collector.disable-defaults',
+                      '--collector.textfile', '--collector.textfile.directory=%s' % directory], url, log, timeout=30)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+            with urllib.request.urlopen(url, timeout=5) as response:
+                body = response.read().decode()
+        finally:
+            stop(proc)
     lines = body.splitlines()
     assert 'numaops_numa_node_free_exclusive_cpus{numa_node="0"} 48' in lines
     assert ('numaops_container_exclusive_cpus{container="dpdk",cpus="1-4,65-68",namespace="telco",numa_node="0",'
