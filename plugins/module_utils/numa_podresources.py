@@ -90,7 +90,7 @@ def socket_problem(socket_path):
     return None
 
 
-def choose(requested, socket_path, grpc_loader=import_grpc):
+def choose(requested, socket_path, grpc_loader=None):
     """(grpc module or None, source dict): which source to read, and why. Raises PodResourcesError when
     ``pod_resources`` was asked for and cannot be had."""
     source = {'requested': requested, 'used': 'checkpoints', 'socket': socket_path, 'why': None}
@@ -100,7 +100,7 @@ def choose(requested, socket_path, grpc_loader=import_grpc):
     problem = socket_problem(socket_path)
     grpc = None
     if problem is None:
-        grpc, problem = grpc_loader()
+        grpc, problem = (grpc_loader or import_grpc)()
     if problem is not None:
         if requested == 'pod_resources':
             raise PodResourcesError('kubelet_source=pod_resources: %s' % problem)
