@@ -55,18 +55,19 @@ def validate_pod_uid(uid):
                           '0b6a3c1e-4f7d-4a8e-9c1b-2d3e4f5a6b7c (or the 32-hex config hash of a static pod)' % (uid,))
 
 
-def pod_cgroup_uid(pod):
-    """The UID the kubelet names the pod's cgroup after.
+def named_uid(pod):
+    """The UID the kubelet names the pod's cgroup after, unchecked (None when the pod has none).
 
     For a mirror pod (a static pod's API object) that is the static pod's config hash from the
     ``kubernetes.io/config.mirror`` annotation, not metadata.uid.
     """
     meta = (pod or {}).get('metadata') or {}
-    annotations = meta.get('annotations') or {}
-    mirror = annotations.get(MIRROR_POD_ANNOTATION)
-    if mirror:
-        return validate_pod_uid(mirror)
-    return validate_pod_uid(meta.get('uid'))
+    return (meta.get('annotations') or {}).get(MIRROR_POD_ANNOTATION) or meta.get('uid')
+
+
+def pod_cgroup_uid(pod):
+    """The UID the kubelet names the pod's cgroup after (:func:`named_uid`), checked by validate_pod_uid."""
+    return validate_pod_uid(named_uid(pod))
 
 
 def parse_container_id(container_id):

@@ -42,7 +42,6 @@ from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (
 
 FACTS_KEY = 'numaops_numa'
 SCHEMA_VERSION = 1
-MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'
 
 NODE_DIR = 'sys/devices/system/node'
 CPU_DIR = 'sys/devices/system/cpu'
@@ -154,7 +153,7 @@ def pod_index(pods):
         ident = (meta.get('namespace') or 'default', meta.get('name'))
         if meta.get('uid'):
             index[meta['uid']] = ident
-        mirror = (meta.get('annotations') or {}).get(MIRROR_POD_ANNOTATION)
+        mirror = (meta.get('annotations') or {}).get(cg.MIRROR_POD_ANNOTATION)
         if mirror:
             index[mirror] = ident
     return index
@@ -405,7 +404,7 @@ def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_i
         return None
     placement = numa_cgroups.read_placement(tree.path(CGROUP_DIR), CGROUP_DIR, driver, kubelet_root, cpu_node,
                                             pods, tree.unknown, node_ids)
-    by_uid = pod_classes.pods_by_uid(pods, MIRROR_POD_ANNOTATION)
+    by_uid = pod_classes.pods_by_uid(pods, cg.MIRROR_POD_ANNOTATION)
     for item in (placement or {}).get('containers') or []:
         item['namespace'], item['pod'] = index.get(item['pod_uid'], (None, None))
         item.update(pod_classes.classes(by_uid.get(item['pod_uid']), item.get('qos')))

@@ -114,9 +114,8 @@ def container_index(pods):
     pod's (its kubernetes.io/config.mirror annotation), not its metadata.uid."""
     index = {}
     for pod in pods or []:
-        meta = (pod or {}).get('metadata') or {}
         status = (pod or {}).get('status') or {}
-        uid = ((meta.get('annotations') or {}).get(cg.MIRROR_POD_ANNOTATION)) or meta.get('uid')
+        uid = cg.named_uid(pod)
         for key in ('containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses'):
             for item in status.get(key) or []:
                 cid = (item or {}).get('containerID') or ''

@@ -37,6 +37,7 @@ __metaclass__ = type
 import os
 import stat
 
+from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import podresources_proto as proto
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset
 
@@ -44,7 +45,6 @@ SOURCES = ('auto', 'pod_resources', 'checkpoints')
 SOCKET = 'pod-resources/kubelet.sock'
 LIST = '/v1.PodResourcesLister/List'
 ALLOCATABLE = '/v1.PodResourcesLister/GetAllocatableResources'
-MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror'
 TIMEOUT = 10
 NEEDS = "the Python gRPC library (Debian's python3-grpcio, or pip's grpcio)"
 
@@ -127,7 +127,7 @@ def uid_index(pods):
     index = {}
     for pod in pods or []:
         meta = (pod or {}).get('metadata') or {}
-        uid = (meta.get('annotations') or {}).get(MIRROR_POD_ANNOTATION) or meta.get('uid')
+        uid = cg.named_uid(pod)
         if uid and meta.get('name'):
             index[(meta.get('namespace') or 'default', meta['name'])] = uid
     return index

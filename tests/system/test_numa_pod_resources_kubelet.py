@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import time
@@ -38,6 +37,7 @@ import urllib.request
 
 import pytest
 
+from ansible_collections.numaops.colocation.tests.system.prometheus_live import free_port
 from ansible_collections.numaops.colocation.tests.unit.playbooks import run_tasks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -68,12 +68,6 @@ def component(name, binary):
     if proc.returncode != 0 or not proc.stdout.strip() or not os.access(path, os.X_OK):
         pytest.fail('%s of %s is not built: run scripts/upstream.sh build %s' % (binary, name, name), pytrace=False)
     return path
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def wait_for(what, check, log, timeout=90):
