@@ -36,7 +36,7 @@ import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups, pod_classes
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_podresources, numa_refusals
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_podresources, numa_records, numa_refusals
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (
     format_cpuset, parse_cpuset, parse_read_cpuset)
 
@@ -157,10 +157,6 @@ def pod_index(pods):
         if mirror:
             index[mirror] = ident
     return index
-
-
-def nodes_of(cpus, cpu_node):
-    return sorted(set(cpu_node[cpu] for cpu in cpus if cpu in cpu_node))
 
 
 class _Tree:
@@ -320,11 +316,10 @@ def _cgroup(tree, kubelet_values):
     return {'version': version, 'driver': driver, 'driver_source': source}
 
 
-def _placement_name(index, uid, container):
-    item = {'pod_uid': uid, 'container': container, 'namespace': None, 'pod': None}
-    if uid in index:
-        item['namespace'], item['pod'] = index[uid]
-    return item
+def _entry(index, uid, container):
+    """numa_records.entry of the pod ``uid``, named after the node's pods (``index``, see :func:`pod_index`)."""
+    namespace, pod = index.get(uid, (None, None))
+    return numa_records.entry(uid, container, namespace, pod)
 
 
 def _cpu_manager(tree, state_dir, cpu_node, index):
@@ -338,17 +333,10 @@ def _cpu_manager(tree, state_dir, cpu_node, index):
         exclusive = []
         for uid, containers in sorted((doc.get('entries') or {}).items()):
             for name, cpus_text in sorted((containers or {}).items()):
-                cpus = parse_cpuset(cpus_text)
-                item = _placement_name(index, uid, name)
-                item.update(cpus=format_cpuset(cpus), cpu_ids=sorted(cpus), cpu_count=len(cpus),
-                            numa_nodes=nodes_of(cpus, cpu_node))
-                exclusive.append(item)
+                exclusive.append(numa_records.with_cpus(_entry(index, uid, name), parse_cpuset(cpus_text), cpu_node))
         for uid, entry in sorted((doc.get('podEntries') or {}).items()):
             cpus = parse_cpuset((entry or {}).get('cpuSet') or '')
-            item = _placement_name(index, uid, None)
-            item.update(cpus=format_cpuset(cpus), cpu_ids=sorted(cpus), cpu_count=len(cpus),
-                        numa_nodes=nodes_of(cpus, cpu_node), pod_level=True)
-            exclusive.append(item)
+            exclusive.append(numa_records.with_cpus(_entry(index, uid, None), cpus, cpu_node))
     except (ValueError, TypeError, AttributeError) as err:
         tree.note(rel, 'does not decode as a kubelet CPU manager checkpoint: %s' % err)
         return None
@@ -374,11 +362,8 @@ def _memory_manager(tree, state_dir, index):
         containers = []
         for uid, conts in sorted((doc.get('entries') or {}).items()):
             for name, blocks in sorted((conts or {}).items()):
-                item = _placement_name(index, uid, name)
-                item['blocks'] = [{'numa_nodes': sorted(b.get('numaAffinity') or []), 'resource': b.get('type'),
-                                   'bytes': b.get('size')} for b in blocks or []]
-                item['numa_nodes'] = sorted(set(n for b in item['blocks'] for n in b['numa_nodes']))
-                containers.append(item)
+                containers.append(numa_records.with_blocks(_entry(index, uid, name), [
+                    numa_records.block(b.get('numaAffinity') or [], b.get('type'), b.get('size')) for b in blocks or []]))
     except (ValueError, TypeError, AttributeError) as err:
         tree.note(rel, 'does not decode as a kubelet memory manager checkpoint: %s' % err)
         return None

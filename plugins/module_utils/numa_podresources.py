@@ -38,6 +38,7 @@ import os
 import stat
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_records
 from ansible_collections.numaops.colocation.plugins.module_utils import podresources_proto as proto
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset
 
@@ -134,27 +135,18 @@ def uid_index(pods):
 
 
 def _blocks(memory):
-    return [{'numa_nodes': proto.numa_ids(block['topology']), 'resource': block['memory_type'],
-             'bytes': block['size']} for block in memory]
+    return [numa_records.block(proto.numa_ids(block['topology']), block['memory_type'], block['size'])
+            for block in memory]
 
 
 def _owners(listed, uids):
-    """(pod item, container name or None, resources message) for each pod and container of the List answer;
-    None as container name for the pod-level resources."""
+    """(numa_records.entry, resources message) for each pod (its pod-level resources) and container of the List
+    answer."""
     for pod in listed['pod_resources']:
-        base = {'namespace': pod['namespace'], 'pod': pod['name'],
-                'pod_uid': uids.get((pod['namespace'], pod['name']))}
-        yield base, None, pod
+        uid = uids.get((pod['namespace'], pod['name']))
+        yield numa_records.entry(uid, None, pod['namespace'], pod['name']), pod
         for container in pod['containers']:
-            yield base, container['name'], container
-
-
-def _item(base, container):
-    item = {'pod_uid': base['pod_uid'], 'container': container, 'namespace': base['namespace'],
-            'pod': base['pod']}
-    if container is None:
-        item['pod_level'] = True
-    return item
+            yield numa_records.entry(uid, container['name'], pod['namespace'], pod['name']), container
 
 
 def _sort_key(item):
@@ -166,18 +158,11 @@ def to_facts(allocatable, listed, online_cpus, cpu_node, pods):
     """(cpu_manager, memory_manager) facts of the decoded answers (see the module docstring)."""
     uids = uid_index(pods)
     exclusive, containers = [], []
-    for base, name, resources in _owners(listed, uids):
+    for item, resources in _owners(listed, uids):
         if resources['cpu_ids']:
-            cpus = set(resources['cpu_ids'])
-            item = _item(base, name)
-            item.update(cpus=format_cpuset(cpus), cpu_ids=sorted(cpus), cpu_count=len(cpus),
-                        numa_nodes=sorted(set(cpu_node[cpu] for cpu in cpus if cpu in cpu_node)))
-            exclusive.append(item)
+            exclusive.append(numa_records.with_cpus(dict(item), set(resources['cpu_ids']), cpu_node))
         if resources['memory']:
-            item = _item(base, name)
-            item['blocks'] = _blocks(resources['memory'])
-            item['numa_nodes'] = sorted(set(n for b in item['blocks'] for n in b['numa_nodes']))
-            containers.append(item)
+            containers.append(numa_records.with_blocks(dict(item), _blocks(resources['memory'])))
     exclusive.sort(key=_sort_key)
     containers.sort(key=_sort_key)
 
