@@ -26,7 +26,10 @@ _METRICS = (
     ('numaops_numa_node_free_exclusive_cpus', 'CPUs of the NUMA node still free for exclusive allocation.'),
     ('numaops_container_exclusive_cpus', 'Exclusive CPUs of the container on the NUMA node.'),
     ('numaops_container_numa_memory_bytes', 'Memory the kubelet memory manager pinned for the container.'),
-    ('numaops_kubelet_stale_checkpoint_entries', 'Entries of the kubelet checkpoint files whose pod has no cgroup.'),
+    ('numaops_kubelet_stale_checkpoint_entries', 'Entries of the kubelet record of exclusive CPUs and memory blocks '
+                                                 'whose pod has no cgroup; the record is the kubelet checkpoint '
+                                                 'files or its pod-resources API (placement_source of '
+                                                 'numaops_kubelet_policy_info).'),
     ('numaops_container_numa_cpus', 'CPUs of the container cpuset.cpus.effective on the NUMA node.'),
     ('numaops_container_numa_memory_used_bytes', 'Memory of the container on the NUMA node from memory.numa_stat, '
                                                  'by type: anon, file (page cache), kernel.'),

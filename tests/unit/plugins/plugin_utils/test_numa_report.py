@@ -109,7 +109,12 @@ def test_the_report_and_the_textfile_name_the_pod_resources_api_when_it_was_read
     facts['kubelet']['cpu_manager']['policy'] = 'none'
     assert numa_report.node_drift(facts) == [
         'cpuManagerPolicy is static in the configuration, none in the running kubelet (pod-resources API)']
-    assert 'placement_source="pod_resources"' in numa_textfile.render_textfile(facts)
+    text = numa_textfile.render_textfile(facts)
+    assert 'placement_source="pod_resources"' in text
+    # the stale entries' HELP holds for either source of the kubelet's record
+    stale_help = next(line for line in text.splitlines()
+                      if line.startswith('# HELP numaops_kubelet_stale_checkpoint_entries '))
+    assert 'checkpoint files or its pod-resources API' in stale_help
 
 
 def test_textfile_series():
