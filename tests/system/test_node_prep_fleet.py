@@ -27,6 +27,7 @@ import time
 import pytest
 import yaml
 
+from ansible_collections.numaops.colocation.tests.system.polling import wait_for
 from ansible_collections.numaops.colocation.tests.unit import playbooks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -236,9 +237,9 @@ def test_two_concurrent_runs_on_one_node(top):
         inventory = _inventory(top, [tree, waiting], {NODE: {'node_prep_kubelet_stop_command': ['sleep', '25']},
                                                       'sandbox-node-2': {'node_prep_kubelet_stop_command': ['true']}})
         first = _playbook(inventory, 'node_prep.yml', extra=slow, background=True, report_dir=str(top / 'r'))
-        deadline = time.time() + 120
-        while not os.path.exists(str(tree / LOCK)) and time.time() < deadline and first.poll() is None:
-            time.sleep(0.5)
+        # the lock is there, or the first run ended without taking it (the assertion shows its output)
+        wait_for('the first run locks %s' % tree, lambda: os.path.exists(str(tree / LOCK)) or first.poll() is not None,
+                 timeout=120, detail=lambda: first.communicate()[0][-3000:])
         assert os.path.exists(str(tree / LOCK)), first.communicate()[0][-3000:]
         holder = json.loads((tree / LOCK).read_text())
         assert holder['controller'] == socket.gethostname() and holder['pid'] == first.pid

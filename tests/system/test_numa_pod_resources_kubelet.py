@@ -32,11 +32,11 @@ import shutil
 import signal
 import ssl
 import subprocess
-import time
 import urllib.request
 
 import pytest
 
+from ansible_collections.numaops.colocation.tests.system.polling import wait_for
 from ansible_collections.numaops.colocation.tests.system.prometheus_live import free_port
 from ansible_collections.numaops.colocation.tests.unit.playbooks import run_tasks
 
@@ -70,17 +70,6 @@ def component(name, binary):
     return path
 
 
-def wait_for(what, check, log, timeout=90):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.5)
-    pytest.fail('%s within %d s; the log: %s' % (what, timeout, log), pytrace=False)
-    return None
-
-
 @pytest.fixture(scope='module')
 def preconditions():
     if os.geteuid() != 0:
@@ -107,7 +96,7 @@ def containerd(tmp_path_factory, preconditions):
     log = open(os.path.join(top, 'containerd.log'), 'w')
     proc = subprocess.Popen([component('containerd', 'containerd'), '--config', os.path.join(top, 'config.toml')],
                             stdout=log, stderr=log, start_new_session=True)
-    wait_for('containerd serves %s' % sock, lambda: os.path.exists(sock), log.name, timeout=30)
+    wait_for('containerd serves %s' % sock, lambda: os.path.exists(sock), timeout=30, detail='the log: ' + log.name)
     yield sock
     os.killpg(proc.pid, signal.SIGTERM)
     proc.wait(timeout=30)
@@ -205,12 +194,13 @@ def test_pod_resources_and_checkpoints_agree_on_the_real_kubelet(release, contai
     try:
         proc, port, log = run_kubelet(binary, top, containerd, cgroup_name)
         state = os.path.join(top, 'root')
+        the_log = 'the log: ' + log.name
         wait_for('the kubelet gives the Guaranteed pod an exclusive CPU',
                  lambda: '"app":"1"' in open(os.path.join(state, 'cpu_manager_state')).read()
-                 if os.path.exists(os.path.join(state, 'cpu_manager_state')) else None, log.name)
-        pods = wait_for('the kubelet lists its static pod on /pods', lambda: kubelet_pods(port), log.name)
+                 if os.path.exists(os.path.join(state, 'cpu_manager_state')) else None, detail=the_log)
+        pods = wait_for('the kubelet lists its static pod on /pods', lambda: kubelet_pods(port), detail=the_log)
         sock_path = os.path.join(state, 'pod-resources', 'kubelet.sock')
-        wait_for('the kubelet serves %s' % sock_path, lambda: os.path.exists(sock_path), log.name)
+        wait_for('the kubelet serves %s' % sock_path, lambda: os.path.exists(sock_path), detail=the_log)
         args = {'kubelet_config': os.path.join(top, 'config.yaml'), 'state_dir': state, 'pods': pods}
         results = run_tasks(tmp_path, [
             {'name': source, 'numaops.colocation.numa_facts': dict(args, kubelet_source=source)}

@@ -19,12 +19,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
 from ansible_collections.numaops.colocation.tests.cluster.fixture import k8s_client, k8s_cluster  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.numaops.colocation.tests.system import test_node_prep_fleet as fleet
+from ansible_collections.numaops.colocation.tests.system.polling import wait_for
 from ansible_collections.numaops.colocation.tests.system.test_numa_report_playbook import collections_path
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 
@@ -42,16 +42,6 @@ def kubelet_rejects(core, name, reason, message):
     qos = core.read_namespaced_pod(name, NAMESPACE).status.qos_class
     body = {'status': {'phase': 'Failed', 'reason': reason, 'message': message, 'qosClass': qos}}
     core.patch_namespaced_pod_status(name, NAMESPACE, body, _content_type='application/strategic-merge-patch+json')
-
-
-def wait(what, check, timeout=90):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError('timed out waiting for %s' % what)
 
 
 def guaranteed(cpu, memory):
@@ -121,13 +111,13 @@ def make_refusals(core, apps, node=NODE):
                                    'resources': guaranteed('70', '8Gi')}]}}}})
     refused = []
     for _round in range(3):
-        pod = wait('a pod of Deployment web the kubelet has not refused yet', lambda: next(
+        pod = wait_for('a pod of Deployment web the kubelet has not refused yet', lambda: next(
             (p for p in core.list_namespaced_pod(NAMESPACE, label_selector='app=web').items
              if p.metadata.name not in refused and p.status.phase != 'Failed'), None))
         kubelet_rejects(core, pod.metadata.name, 'TopologyAffinityError', TOPOLOGY_MESSAGE)
         refused.append(pod.metadata.name)
     # the ReplicaSet controller replaced the third refused pod too: the loop goes on
-    wait('the replacement of the third refused pod', lambda: len(
+    wait_for('the replacement of the third refused pod', lambda: len(
         core.list_namespaced_pod(NAMESPACE, label_selector='app=web').items) == 4)
     core.create_namespaced_pod(NAMESPACE, {'metadata': {'name': 'smt'}, 'spec': {
         'nodeName': node, 'containers': [{'name': 'app', 'image': 'registry.invalid/app:1',
