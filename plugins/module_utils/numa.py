@@ -17,26 +17,26 @@ Sources (all relative to the root):
   children, for network controllers (class 0x02), display controllers (0x03) and NVMe (0x010802);
 * ``sys/fs/cgroup/cgroup.controllers`` (cgroup v2) or ``sys/fs/cgroup/cpuset`` (v1);
 * every container's cgroup under the kubepods cgroup (cgroup v2: ``cpuset.cpus.effective``,
-  ``cpuset.mems.effective``, ``memory.numa_stat``; numa_cgroups.py), which flags checkpoint entries of pods
+  ``cpuset.mems.effective``, ``memory.numa_stat``; numa_cgroups.py), which flags the kubelet's entries of pods
   without a cgroup as stale;
-* the kubelet configuration file (top-level plain scalars only: the policies, ``reservedSystemCPUs``,
-  ``cgroupDriver``, ``cgroupRoot``), ``cpu_manager_state`` and ``memory_manager_state`` (checkpoint formats v1 to v3:
-  when a ``data`` string is present it is the authoritative payload, as in kubelet 1.37), or in their place the
-  kubelet's pod-resources API (numa_podresources.py; ``kubelet_source`` of :func:`collect`).
+* the kubelet configuration file and the kubelet's record of exclusive CPUs and memory blocks:
+  ``cpu_manager_state`` and ``memory_manager_state``, or in their place its pod-resources API (``kubelet_source``
+  of :func:`collect`); read by numa_kubelet.py, which also marks the record's stale entries and sets each NUMA
+  node's reserved, exclusive and free exclusive CPUs.
 
-Pure functions of file contents, standard library only, Python 3.8+.
+Here: the topology and the composition of the facts. Pure functions of file contents, standard library only,
+Python 3.8+.
 """
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
 import os
 import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_cgroups, pod_classes
-from ansible_collections.numaops.colocation.plugins.module_utils import numa_podresources, numa_records, numa_refusals
+from ansible_collections.numaops.colocation.plugins.module_utils import numa_kubelet, numa_refusals
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (
     format_cpuset, parse_cpuset, parse_read_cpuset)
 
@@ -55,10 +55,7 @@ _NODE_RE = re.compile(r'^node([0-9]+)$')
 _HUGE_RE = re.compile(r'^hugepages-([0-9]+)kB$')
 # a line of /proc/meminfo ("MemTotal:  16384 kB") or of node<N>/meminfo ("Node 0 MemTotal:  16384 kB")
 _MEMINFO_RE = re.compile(r'^(?:Node\s+[0-9]+\s+)?([A-Za-z0-9_()]+):\s+([0-9]+)(\s*kB)?\s*$')
-_TOP_SCALAR_RE = re.compile(r'''^([A-Za-z][A-Za-z0-9]*)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s#"'{}\[\]][^#]*?))?\s*(?:#.*)?$''')
 _PCI_KINDS = (('0x010802', 'nvme'), ('0x02', 'network'), ('0x03', 'gpu'))
-KUBELET_KEYS = ('cpuManagerPolicy', 'memoryManagerPolicy', 'topologyManagerPolicy', 'topologyManagerScope',
-                'reservedSystemCPUs', 'cgroupDriver', 'cgroupRoot')
 
 
 def huge_size_name(kib):
@@ -113,50 +110,6 @@ def parse_cmdline_cpus(text, name):
         return None
     parts = [part for part in value.split(',') if part and not part[0].isalpha()]
     return ','.join(parts)
-
-
-def parse_kubelet_scalars(text):
-    """Top-level plain scalars of a KubeletConfiguration YAML file, for KUBELET_KEYS only.
-
-    A node has no YAML library; this reads ``key: value`` lines at column 0 and nothing nested. A key
-    whose value is not a plain scalar on its line is left out (reported unknown by the caller)."""
-    found = {}
-    for line in text.splitlines():
-        match = _TOP_SCALAR_RE.match(line)
-        if not match or match.group(1) not in KUBELET_KEYS:
-            continue
-        value = next((group for group in match.groups()[1:] if group is not None), '')
-        found[match.group(1)] = value
-    return found
-
-
-def parse_checkpoint(text):
-    """Decode a kubelet checkpoint; a v3 ``data`` string wins over the inline v1/v2 fields."""
-    doc = json.loads(text)
-    if not isinstance(doc, dict):
-        raise ValueError('not a JSON object')
-    data = doc.get('data')
-    if isinstance(data, str) and data:
-        inner = json.loads(data)
-        if not isinstance(inner, dict):
-            raise ValueError('the data field is not a JSON object')
-        return inner
-    return doc
-
-
-def pod_index(pods):
-    """{kubelet pod UID: (namespace, name)} from API pod objects; a mirror pod is indexed under the static
-    pod's UID (its kubernetes.io/config.mirror annotation) as well as its own."""
-    index = {}
-    for pod in pods or []:
-        meta = (pod or {}).get('metadata') or {}
-        ident = (meta.get('namespace') or 'default', meta.get('name'))
-        if meta.get('uid'):
-            index[meta['uid']] = ident
-        mirror = (meta.get('annotations') or {}).get(cg.MIRROR_POD_ANNOTATION)
-        if mirror:
-            index[mirror] = ident
-    return index
 
 
 class _Tree:
@@ -316,60 +269,6 @@ def _cgroup(tree, kubelet_values):
     return {'version': version, 'driver': driver, 'driver_source': source}
 
 
-def _entry(index, uid, container):
-    """numa_records.entry of the pod ``uid``, named after the node's pods (``index``, see :func:`pod_index`)."""
-    namespace, pod = index.get(uid, (None, None))
-    return numa_records.entry(uid, container, namespace, pod)
-
-
-def _cpu_manager(tree, state_dir, cpu_node, index):
-    rel = state_dir + '/cpu_manager_state'
-    text = tree.read(rel, 'the kubelet CPU manager placement unknown')
-    if text is None:
-        return None
-    try:
-        doc = parse_checkpoint(text)
-        default = parse_cpuset(doc.get('defaultCpuSet') or '')
-        exclusive = []
-        for uid, containers in sorted((doc.get('entries') or {}).items()):
-            for name, cpus_text in sorted((containers or {}).items()):
-                exclusive.append(numa_records.with_cpus(_entry(index, uid, name), parse_cpuset(cpus_text), cpu_node))
-        for uid, entry in sorted((doc.get('podEntries') or {}).items()):
-            cpus = parse_cpuset((entry or {}).get('cpuSet') or '')
-            exclusive.append(numa_records.with_cpus(_entry(index, uid, None), cpus, cpu_node))
-    except (ValueError, TypeError, AttributeError) as err:
-        tree.note(rel, 'does not decode as a kubelet CPU manager checkpoint: %s' % err)
-        return None
-    return {'policy': doc.get('policyName'), 'default_cpus': format_cpuset(default),
-            'default_cpu_ids': sorted(default), 'exclusive': exclusive}
-
-
-def _memory_manager(tree, state_dir, index):
-    rel = state_dir + '/memory_manager_state'
-    text = tree.read(rel, 'the kubelet memory manager placement unknown')
-    if text is None:
-        return None
-    try:
-        doc = parse_checkpoint(text)
-        machine = {}
-        for node, state in sorted((doc.get('machineState') or {}).items(), key=lambda kv: int(kv[0])):
-            machine[int(node)] = {
-                'cells': list(state.get('cells') or []),
-                'assignments': state.get('numberOfAssignments', 0),
-                'resources': dict((res, dict((k, table.get(k)) for k in
-                                             ('total', 'systemReserved', 'allocatable', 'reserved', 'free')))
-                                  for res, table in sorted((state.get('memoryMap') or {}).items()))}
-        containers = []
-        for uid, conts in sorted((doc.get('entries') or {}).items()):
-            for name, blocks in sorted((conts or {}).items()):
-                containers.append(numa_records.with_blocks(_entry(index, uid, name), [
-                    numa_records.block(b.get('numaAffinity') or [], b.get('type'), b.get('size')) for b in blocks or []]))
-    except (ValueError, TypeError, AttributeError) as err:
-        tree.note(rel, 'does not decode as a kubelet memory manager checkpoint: %s' % err)
-        return None
-    return {'policy': doc.get('policyName'), 'machine_state': machine, 'containers': containers}
-
-
 def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids):
     """numa_cgroups.read_placement for the kubelet's driver and cgroupRoot, the containers named after the pods."""
     if cgroup_facts['version'] != 2:
@@ -394,45 +293,6 @@ def _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_i
         item['namespace'], item['pod'] = index.get(item['pod_uid'], (None, None))
         item.update(pod_classes.classes(by_uid.get(item['pod_uid']), item.get('qos')))
     return placement
-
-
-def _running_pod_uids(pods):
-    """UIDs of the pods given that have not finished (a mirror pod under the static pod's UID too); None: no pods
-    were given."""
-    if pods is None:
-        return None
-    live = set()
-    for pod in pods:
-        if ((pod or {}).get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
-            continue
-        live.update(uid for uid in pod_index([pod]))
-    return live
-
-
-def _mark_stale(placement, cpu_manager, memory_manager, pods=None):
-    """Checkpoint entries whose pod has no cgroup are stale (True). Without the cgroup tree, an entry whose pod is
-    not among the node's pods given, or has finished, is stale; unknown (None) when no pods were given either."""
-    live = _running_pod_uids(pods) if placement is None else set(placement['pod_uids'])
-    exclusive = {}
-    for item in ((cpu_manager or {}).get('exclusive') or []) + ((memory_manager or {}).get('containers') or []):
-        item['stale'] = None if live is None or item['pod_uid'] is None else item['pod_uid'] not in live
-    for item in (cpu_manager or {}).get('exclusive') or []:
-        exclusive[(item['pod_uid'], item['container'])] = item['cpus']
-    for item in (placement or {}).get('containers') or []:
-        item['exclusive'] = (item['pod_uid'], item['container']) in exclusive if item['container'] else None
-
-
-def _kubelet_records(tree, state_dir, requested, all_cpus, cpu_node, index, pods):
-    """(source, cpu_manager, memory_manager): from the pod-resources API or the checkpoints (numa_podresources)."""
-    grpc, source = numa_podresources.choose(requested, tree.path(state_dir + '/' + numa_podresources.SOCKET))
-    if grpc is not None:
-        try:
-            return (source,) + numa_podresources.read(grpc, source['socket'], all_cpus, cpu_node, pods)
-        except numa_podresources.PodResourcesError as err:
-            if requested == 'pod_resources':
-                raise
-            source.update(used='checkpoints', why=str(err))
-    return source, _cpu_manager(tree, state_dir, cpu_node, index), _memory_manager(tree, state_dir, index)
 
 
 def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_STATE_DIR, pods=None,
@@ -512,13 +372,13 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
             tree.note(CPU_DIR + '/nohz_full', 'not a CPU list: %s' % err)
 
     kubelet_text = tree.read(kubelet_config, 'kubelet policies and reservedSystemCPUs unknown')
-    kubelet_values = parse_kubelet_scalars(kubelet_text) if kubelet_text is not None else None
-    index = pod_index(pods)
-    source, cpu_manager, memory_manager = _kubelet_records(tree, state_dir, kubelet_source, all_cpus, cpu_node,
-                                                           index, pods)
+    kubelet_values = numa_kubelet.parse_kubelet_scalars(kubelet_text) if kubelet_text is not None else None
+    index = numa_kubelet.pod_index(pods)
+    source, cpu_manager, memory_manager = numa_kubelet.records(tree, state_dir, kubelet_source, all_cpus, cpu_node,
+                                                               index, pods)
     cgroup_facts = _cgroup(tree, kubelet_values)
     placement = _placement(tree, cgroup_facts, kubelet_values, cpu_node, index, pods, node_ids)
-    _mark_stale(placement, cpu_manager, memory_manager, pods)
+    numa_kubelet.mark_stale(placement, cpu_manager, memory_manager, pods)
 
     reserved = None
     if kubelet_values is not None and kubelet_values.get('reservedSystemCPUs') is not None:
@@ -526,24 +386,7 @@ def collect(root='/', kubelet_config=DEFAULT_KUBELET_CONFIG, state_dir=DEFAULT_S
             reserved = parse_cpuset(kubelet_values['reservedSystemCPUs'])
         except ValueError as err:
             tree.note(kubelet_config, 'reservedSystemCPUs: %s' % err)
-    for entry in nodes:
-        node_cpus = set(entry['cpu_ids'] or ())
-        entry['reserved_cpus'] = None if reserved is None else format_cpuset(node_cpus & reserved)
-        if cpu_manager is None:
-            entry['exclusive_cpus'] = entry['free_exclusive_cpus'] = None
-            continue
-        taken = set()
-        for item in cpu_manager['exclusive']:
-            if not item['stale']:
-                taken.update(item['cpu_ids'])
-        entry['exclusive_cpus'] = format_cpuset(node_cpus & taken)
-        if cpu_manager['policy'] == 'static':
-            free = (node_cpus & set(cpu_manager['default_cpu_ids'])) - (reserved or set())
-            entry['free_exclusive_cpus'] = format_cpuset(free)
-            entry['free_exclusive_cpu_count'] = len(free)
-        else:
-            entry['free_exclusive_cpus'] = None   # no exclusive CPUs without the static policy
-            entry['free_exclusive_cpu_count'] = 0
+    numa_kubelet.place_on_nodes(nodes, cpu_manager, reserved)
 
     facts = {
         'schema': SCHEMA_VERSION,

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from ansible_collections.numaops.colocation.plugins.module_utils import numa
+from ansible_collections.numaops.colocation.plugins.module_utils import numa, numa_kubelet
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -168,7 +168,7 @@ def test_missing_and_broken_files_are_reported(tmp_path):
     ('other: 1\ncgroupDriver: systemd\n', {'cgroupDriver': 'systemd'}),
 ])
 def test_parse_kubelet_scalars(text, expected):
-    assert numa.parse_kubelet_scalars(text) == expected
+    assert numa_kubelet.parse_kubelet_scalars(text) == expected
 
 
 def test_cmdline_isolcpus_flags():
@@ -184,7 +184,7 @@ def test_huge_size_names():
 def test_mirror_pod_index():
     pods = [{'metadata': {'namespace': 'kube-system', 'name': 'etcd-n1', 'uid': 'u1',
                           'annotations': {'kubernetes.io/config.mirror': 'abc'}}}]
-    assert numa.pod_index(pods) == {'u1': ('kube-system', 'etcd-n1'), 'abc': ('kube-system', 'etcd-n1')}
+    assert numa_kubelet.pod_index(pods) == {'u1': ('kube-system', 'etcd-n1'), 'abc': ('kube-system', 'etcd-n1')}
 
 
 # One meminfo parser for /proc/meminfo (the fleet's memory fit) and node<N>/meminfo (the NUMA facts). Two
