@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_report_data
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report_live
 from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_textfile as textfile
 
@@ -84,7 +84,7 @@ def numa_report_html(value, generated=None, title='NUMA fleet report', live=None
 
 
 def numa_report_json(value, generated=None, live=None):
-    return numa_report.render_json(_with_live(value, live), generated=generated)
+    return numa_report_data.render_json(_with_live(value, live), generated=generated)
 
 
 def numa_report_live_selector(value=None):

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The kubelet's exclusive CPUs and memory-manager blocks from its pod-resources API, as numa.py's facts.
 
-Which source numa.py reads (:func:`choose`): ``auto`` takes the pod-resources API when the kubelet's socket
+Which source numa_kubelet.py reads (:func:`choose`): ``auto`` takes the pod-resources API when the kubelet's socket
 (``<kubelet root dir>/pod-resources/kubelet.sock``) exists and the Python gRPC library (``grpc``; Debian's
 ``python3-grpcio``) imports, the checkpoint files (``cpu_manager_state``, ``memory_manager_state``) otherwise,
 and also when the API call fails (the reason is kept); ``pod_resources`` takes the API or fails;
@@ -15,7 +15,7 @@ empty request (both requests have no fields) and the response bytes decoded by p
 ``none`` policy) and, under the memory manager's ``Static`` policy, the allocatable memory per NUMA node and
 resource; ``List`` gives each running pod's containers with their exclusive CPUs and memory blocks.
 
-The facts take the shape of the checkpoint ones (numa.py ``_cpu_manager``/``_memory_manager``), with these
+The facts take the shape of the checkpoint ones (numa_kubelet.py; entries of numa_records.py), with these
 differences, each a property of the API:
 
 * the policies are those the running kubelet applies: ``static`` when it has allocatable CPUs, else ``none``;

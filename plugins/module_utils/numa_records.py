@@ -4,7 +4,7 @@
 """The entries of the kubelet's record in the NUMA facts, built one way whichever source they are read from.
 
 ``kubelet.cpu_manager.exclusive`` (a container's or pod's exclusive CPUs) and ``kubelet.memory_manager.containers``
-(a container's memory-manager blocks) come from the checkpoint files (numa.py) or from the pod-resources API
+(a container's memory-manager blocks) come from the checkpoint files (numa_kubelet.py) or from the pod-resources API
 (numa_podresources.py); both build their entries with these functions, so that an entry means the same from
 either source.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_refusals
-from ansible_collections.numaops.colocation.plugins.plugin_utils.numa_report import drift_state, policies
+from ansible_collections.numaops.colocation.plugins.plugin_utils.numa_report_data import drift_state, policies
 
 _METRICS = (
     ('numaops_numa_cpu_info', 'An online CPU with its core (core_id within the socket), socket and NUMA node; '

@@ -8,7 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_report_live, numa_textfile
+from ansible_collections.numaops.colocation.plugins.plugin_utils import numa_report, numa_report_data, numa_report_live, numa_textfile
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_fleet import facts_of, fleet
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import MIB, UID_GONE, cid
 
@@ -83,7 +83,7 @@ def test_200_node_table():
     html = numa_report.render_html(entries)
     assert html.count('<tr data-node=') == len(entries) == 225
     assert 'position:sticky' in html      # the header stays while scrolling 200+ rows
-    data = json.loads(numa_report.render_json(entries))
+    data = json.loads(numa_report_data.render_json(entries))
     assert len(data['nodes']) == 225
 
 
@@ -97,9 +97,9 @@ def test_names_are_escaped():
 
 def test_node_drift_from_state_files():
     facts = facts_of('xeon8358-2s')
-    assert numa_report.node_drift(facts) == []
+    assert numa_report_data.node_drift(facts) == []
     facts['kubelet']['cpu_manager']['policy'] = 'none'
-    assert numa_report.node_drift(facts) == ['cpuManagerPolicy is static in the configuration, none in cpu_manager_state']
+    assert numa_report_data.node_drift(facts) == ['cpuManagerPolicy is static in the configuration, none in cpu_manager_state']
 
 
 def test_the_report_and_the_textfile_name_the_pod_resources_api_when_it_was_read():
@@ -107,7 +107,7 @@ def test_the_report_and_the_textfile_name_the_pod_resources_api_when_it_was_read
     assert 'placement_source="checkpoints"' in numa_textfile.render_textfile(facts)
     facts['kubelet']['source'] = {'requested': 'auto', 'used': 'pod_resources', 'socket': '/s', 'why': 'w'}
     facts['kubelet']['cpu_manager']['policy'] = 'none'
-    assert numa_report.node_drift(facts) == [
+    assert numa_report_data.node_drift(facts) == [
         'cpuManagerPolicy is static in the configuration, none in the running kubelet (pod-resources API)']
     text = numa_textfile.render_textfile(facts)
     assert 'placement_source="pod_resources"' in text
@@ -235,7 +235,7 @@ def test_no_kubelet_says_so_and_drift_is_not_zero():
     xeon = facts_of('xeon8358-2s')
     xeon['kubelet']['config'] = None
     assert 'numaops_numa_drift' not in numa_textfile.render_textfile(xeon)
-    assert numa_report.policies(xeon)['cpu_manager'] == 'none (default)'
+    assert numa_report_data.policies(xeon)['cpu_manager'] == 'none (default)'
     html = numa_report.render_html([{'name': 'x', 'facts': xeon}])
     assert '<td data-field="drift"><span class="small">unknown</span></td>' in html
 
