@@ -82,52 +82,50 @@ def _entry(index, uid, container):
     return numa_records.entry(uid, container, namespace, pod)
 
 
-def _cpu_manager(tree, state_dir, cpu_node, index):
-    rel = state_dir + '/cpu_manager_state'
-    text = tree.read(rel, 'the kubelet CPU manager placement unknown')
+def _checkpoint(tree, state_dir, name, manager, decode):
+    """``decode`` of the kubelet checkpoint ``name`` below ``state_dir`` (parse_checkpoint), or None when it cannot
+    be read or does not decode as the ``manager``'s (listed in unknown)."""
+    rel = state_dir + '/' + name
+    text = tree.read(rel, 'the kubelet %s placement unknown' % manager)
     if text is None:
         return None
     try:
-        doc = parse_checkpoint(text)
-        default = parse_cpuset(doc.get('defaultCpuSet') or '')
-        exclusive = []
-        for uid, containers in sorted((doc.get('entries') or {}).items()):
-            for name, cpus_text in sorted((containers or {}).items()):
-                exclusive.append(numa_records.with_cpus(_entry(index, uid, name), parse_cpuset(cpus_text), cpu_node))
-        for uid, entry in sorted((doc.get('podEntries') or {}).items()):
-            cpus = parse_cpuset((entry or {}).get('cpuSet') or '')
-            exclusive.append(numa_records.with_cpus(_entry(index, uid, None), cpus, cpu_node))
+        return decode(parse_checkpoint(text))
     except (ValueError, TypeError, AttributeError) as err:
-        tree.note(rel, 'does not decode as a kubelet CPU manager checkpoint: %s' % err)
+        tree.note(rel, 'does not decode as a kubelet %s checkpoint: %s' % (manager, err))
         return None
+
+
+def _cpu_manager(doc, cpu_node, index):
+    """The cpu_manager facts of a decoded ``cpu_manager_state``."""
+    default = parse_cpuset(doc.get('defaultCpuSet') or '')
+    exclusive = []
+    for uid, containers in sorted((doc.get('entries') or {}).items()):
+        for name, cpus_text in sorted((containers or {}).items()):
+            exclusive.append(numa_records.with_cpus(_entry(index, uid, name), parse_cpuset(cpus_text), cpu_node))
+    for uid, entry in sorted((doc.get('podEntries') or {}).items()):
+        cpus = parse_cpuset((entry or {}).get('cpuSet') or '')
+        exclusive.append(numa_records.with_cpus(_entry(index, uid, None), cpus, cpu_node))
     return {'policy': doc.get('policyName'), 'default_cpus': format_cpuset(default),
             'default_cpu_ids': sorted(default), 'exclusive': exclusive}
 
 
-def _memory_manager(tree, state_dir, index):
-    rel = state_dir + '/memory_manager_state'
-    text = tree.read(rel, 'the kubelet memory manager placement unknown')
-    if text is None:
-        return None
-    try:
-        doc = parse_checkpoint(text)
-        machine = {}
-        for node, state in sorted((doc.get('machineState') or {}).items(), key=lambda kv: int(kv[0])):
-            machine[int(node)] = {
-                'cells': list(state.get('cells') or []),
-                'assignments': state.get('numberOfAssignments', 0),
-                'resources': dict((res, dict((k, table.get(k)) for k in
-                                             ('total', 'systemReserved', 'allocatable', 'reserved', 'free')))
-                                  for res, table in sorted((state.get('memoryMap') or {}).items()))}
-        containers = []
-        for uid, conts in sorted((doc.get('entries') or {}).items()):
-            for name, blocks in sorted((conts or {}).items()):
-                blocks = [numa_records.block(b.get('numaAffinity') or [], b.get('type'), b.get('size'))
-                          for b in blocks or []]
-                containers.append(numa_records.with_blocks(_entry(index, uid, name), blocks))
-    except (ValueError, TypeError, AttributeError) as err:
-        tree.note(rel, 'does not decode as a kubelet memory manager checkpoint: %s' % err)
-        return None
+def _memory_manager(doc, index):
+    """The memory_manager facts of a decoded ``memory_manager_state``."""
+    machine = {}
+    for node, state in sorted((doc.get('machineState') or {}).items(), key=lambda kv: int(kv[0])):
+        machine[int(node)] = {
+            'cells': list(state.get('cells') or []),
+            'assignments': state.get('numberOfAssignments', 0),
+            'resources': dict((res, dict((k, table.get(k)) for k in
+                                         ('total', 'systemReserved', 'allocatable', 'reserved', 'free')))
+                              for res, table in sorted((state.get('memoryMap') or {}).items()))}
+    containers = []
+    for uid, conts in sorted((doc.get('entries') or {}).items()):
+        for name, listed in sorted((conts or {}).items()):
+            blocks = [numa_records.block(b.get('numaAffinity') or [], b.get('type'), b.get('size'))
+                      for b in listed or []]
+            containers.append(numa_records.with_blocks(_entry(index, uid, name), blocks))
     return {'policy': doc.get('policyName'), 'machine_state': machine, 'containers': containers}
 
 
@@ -169,7 +167,11 @@ def records(tree, state_dir, requested, all_cpus, cpu_node, index, pods):
             if requested == 'pod_resources':
                 raise
             source.update(used='checkpoints', why=str(err))
-    return source, _cpu_manager(tree, state_dir, cpu_node, index), _memory_manager(tree, state_dir, index)
+    cpu_manager = _checkpoint(tree, state_dir, 'cpu_manager_state', 'CPU manager',
+                              lambda doc: _cpu_manager(doc, cpu_node, index))
+    memory_manager = _checkpoint(tree, state_dir, 'memory_manager_state', 'memory manager',
+                                 lambda doc: _memory_manager(doc, index))
+    return source, cpu_manager, memory_manager
 
 
 def place_on_nodes(nodes, cpu_manager, reserved):
