@@ -148,6 +148,8 @@ def test_missing_and_broken_files_are_reported(tmp_path):
         handle.write('five\n')
     with open(os.path.join(root, 'var/lib/kubelet/cpu_manager_state'), 'w') as handle:
         handle.write('{"policyName":')
+    with open(os.path.join(root, 'var/lib/kubelet/memory_manager_state'), 'w') as handle:
+        handle.write('{"policyName": "Static", "machineState": {"zero": {}}}')   # a NUMA node that is no number
     facts = numa.collect(root)
     reasons = dict((u['path'], u['reason']) for u in facts['unknown'])
     assert reasons['/sys/devices/system/node/node1/meminfo'].startswith('missing')
@@ -156,6 +158,8 @@ def test_missing_and_broken_files_are_reported(tmp_path):
     assert facts['numa_nodes'][1]['memory_total_bytes'] is None
     assert facts['numa_nodes'][0]['cores_complete'] is False and len(facts['numa_nodes'][0]['cores']) == 27
     assert facts['kubelet']['cpu_manager'] is None
+    assert 'memory manager checkpoint' in reasons['/var/lib/kubelet/memory_manager_state']
+    assert facts['kubelet']['memory_manager'] is None
     assert facts['numa_nodes'][0]['free_exclusive_cpus'] is None
 
 
