@@ -155,3 +155,29 @@ def test_the_developer_guide_shows_the_example_as_it_is_tested():
     with open(os.path.join(HERE, 'node_prep_concern_example.py')) as handle:
         code = handle.read()
     assert code in re.findall(r'```python\n(.*?)```', guide, re.S)
+
+
+def _role_tasks(name):
+    import yaml
+    with open(os.path.join(ROOT, 'roles', 'node_prep', 'tasks', name)) as handle:
+        tasks = list(yaml.safe_load(handle))
+    flat = []
+    while tasks:
+        task = tasks.pop(0)
+        flat.append(task)
+        tasks[:0] = task.get('block', []) + task.get('rescue', []) + task.get('always', [])
+    return flat
+
+
+def test_one_task_file_runs_every_kind_of_service_step_and_no_other_names_a_service():
+    # a new concern with a service needs no task of its own: service.yml runs each way a step can run (RUNS)
+    from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_services
+    conditions = [str(task.get('when', '')) for task in _role_tasks('service.yml')]
+    for runs in node_prep_services.RUNS:
+        assert [c for c in conditions if "node_prep__step.runs == '%s'" % runs in c], runs
+    # the apply and the rollback restart no service by name: they include service.yml for the plan's steps
+    modules = ('numaops.colocation.containerd_nri_verify', 'ansible.builtin.systemd_service')
+    for name in ('restart_verify.yml', 'rollback.yml', 'service_put_back.yml'):
+        assert not [task['name'] for task in _role_tasks(name) if any(m in task for m in modules)], name
+        assert not re.search(r'irqbalance|containerd', ''.join(
+            str(task.get('when', '')) + str(task.get('loop', '')) for task in _role_tasks(name))), name
