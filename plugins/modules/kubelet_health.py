@@ -98,8 +98,8 @@ options:
       "the kubelet".
     type: str
 notes:
-  - Without O(url), only top-level C(key: value) lines of a block-style YAML file (or the top-level keys of a JSON
-    one) are read; a kubelet that takes its healthz address from command-line flags needs O(url).
+  - Without O(url), only the top-level lines of a block-style YAML file that set a plain value (or the top-level keys
+    of a JSON one) are read; a kubelet that takes its healthz address from command-line flags needs O(url).
 seealso:
   - module: numaops.colocation.kubelet_config
 '''
@@ -157,7 +157,7 @@ attempts:
   type: int
   sample: 2
 last_answer:
-  description: The last answer of the URL (C(HTTP 200: ok), C(HTTP 500: ...), or why there was none).
+  description: "The last answer of the URL (C(HTTP 200: ok), C(HTTP 500: ...), or why there was none)."
   returned: when a request was made
   type: str
   sample: 'no answer ([Errno 111] Connection refused)'
