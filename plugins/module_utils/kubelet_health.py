@@ -196,7 +196,7 @@ def fetch(url, timeout):
     except HTTPError as err:
         try:
             body = err.read(MAX_BODY).decode('utf-8', 'replace')
-        except Exception:  # pylint: disable=broad-except - the body of an error answer is only shown
+        except (HTTPException, OSError, ValueError):  # the body of an error answer is only shown
             body = ''
         return err.code, body, None
     except URLError as err:
