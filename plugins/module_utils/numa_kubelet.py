@@ -21,30 +21,24 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
-import re
 
 from ansible_collections.numaops.colocation.plugins.module_utils import cgroup as cg
 from ansible_collections.numaops.colocation.plugins.module_utils import numa_podresources, numa_records
 from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.kubelet_scalars import top_level_scalars
 
-_TOP_SCALAR_RE = re.compile(r'''^([A-Za-z][A-Za-z0-9]*)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s#"'{}\[\]][^#]*?))?\s*(?:#.*)?$''')
 KUBELET_KEYS = ('cpuManagerPolicy', 'memoryManagerPolicy', 'topologyManagerPolicy', 'topologyManagerScope',
                 'reservedSystemCPUs', 'cgroupDriver', 'cgroupRoot')
 
 
 def parse_kubelet_scalars(text):
-    """Top-level plain scalars of a KubeletConfiguration YAML file, for KUBELET_KEYS only.
-
-    A node has no YAML library; this reads ``key: value`` lines at column 0 and nothing nested. A key
-    whose value is not a plain scalar on its line is left out (reported unknown by the caller)."""
-    found = {}
-    for line in text.splitlines():
-        match = _TOP_SCALAR_RE.match(line)
-        if not match or match.group(1) not in KUBELET_KEYS:
-            continue
-        value = next((group for group in match.groups()[1:] if group is not None), '')
-        found[match.group(1)] = value
-    return found
+    """Top-level plain scalars of a KubeletConfiguration file, for KUBELET_KEYS only (kubelet_scalars.py: a line scan,
+    no YAML library). A key whose value is not a plain scalar on its line is left out (reported unknown by the caller);
+    a JSON file that does not parse gives none."""
+    try:
+        return top_level_scalars(text, KUBELET_KEYS)
+    except ValueError:
+        return {}
 
 
 def parse_checkpoint(text):

@@ -69,7 +69,7 @@ options:
     description:
       - The kubelet configuration file, below O(root). Its top-level plain scalars C(cpuManagerPolicy),
         C(memoryManagerPolicy), C(topologyManagerPolicy), C(topologyManagerScope), C(reservedSystemCPUs) and
-        C(cgroupDriver) are read (no YAML library is needed on the node).
+        C(cgroupDriver) are read, from block-style YAML or JSON (no YAML library is needed on the node).
       - kubespray keeps it at C(/etc/kubernetes/kubelet-config.yaml).
     type: path
     default: /var/lib/kubelet/config.yaml
