@@ -12,7 +12,11 @@ controller for the plan that follows (node_config ``reuse_read``) and only its t
 which was killed left on this controller are removed first (plugin_utils/kept_reads.py). With ``plan`` (node_config's
 options of each concern) and ``checks``, that plan runs in the same task once the checks passed: node_config in check
 mode over every concern the checks enable, from this task's read (no call to the node of its own), its result as
-``plan``; the task reports changed (and shows the plan's diff) only in check mode, where the plan is all that runs."""
+``plan``; the task reports changed (and shows the plan's diff) only in check mode, where the plan is all that runs.
+With ``role_vars: node_prep``, the options come from the role's variables in this task's variables, as the concern
+registry declares them (module_utils/node_prep_concerns.py: READ_INPUTS, CHECKS_INPUTS, PROFILE_INPUTS, each
+concern's ``inputs``, the decision's settings), templated here and typed against the role's argument specification
+(plugin_utils/node_prep_inputs.py); an option also given in the task takes the task's value."""
 from __future__ import annotations
 
 import copy
@@ -23,7 +27,7 @@ from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_target, node_prep_concerns, preflight
-from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision, node_prep_profile
+from ansible_collections.numaops.colocation.plugins.plugin_utils import kept_reads, node_prep_decision, node_prep_inputs, node_prep_profile
 # The plan's action plugin (and through it ruamel.yaml and tomlkit), imported here: ansible-playbook resolves this
 # task's action plugin in its main process before it forks the workers, so they are imported once per run instead
 # of in every worker of the pre-flight.
@@ -90,6 +94,32 @@ PLAN_SETTINGS = (('kubelet_state_dir', 'kubelet', 'state_dir'), ('containerd_con
                  ('grub_defaults_path', 'kernel', 'grub_defaults_path'))
 
 
+ROLES = ('node_prep',)
+# the entry point of the role's argument specification the variables are typed against
+ENTRY_POINT = 'inspect'
+
+
+def role_options(values, facts, unknown, allow_unknown, invalid):
+    """node_preflight's options from the role variables ``values`` ({name: typed value}, as
+    node_prep_concerns.role_variables names them): the read, ``read_files``, ``checks`` (with the host's
+    ``facts``, the ``unknown`` and ``invalid`` variables found and ``allow_unknown``), ``plan``, ``profile`` and
+    ``decide``, each as the concern registry declares it."""
+    options = node_prep_concerns.resolve(node_prep_concerns.READ_INPUTS, values)
+    options['read_files'] = node_prep_concerns.read_paths(dict(
+        (name, values.get('node_prep_' + name)) for name in node_prep_concerns.settings_of()))
+    options['checks'] = dict(
+        node_prep_concerns.resolve(node_prep_concerns.CHECKS_INPUTS, values),
+        facts=dict((name, (facts or {}).get(name)) for name in
+                   ('distribution', 'distribution_version', 'distribution_release', 'architecture')),
+        unknown=list(unknown), allow_unknown=allow_unknown, invalid=list(invalid))
+    options['plan'] = node_prep_concerns.plan_options(values)
+    if values.get('node_prep_perf_profile') is not None:
+        options['profile'] = node_prep_concerns.resolve(node_prep_concerns.PROFILE_INPUTS, values)
+    options['decide'] = {'settings': dict((name, values.get('node_prep_' + name))
+                                          for name in node_prep_decision.SETTINGS)}
+    return options
+
+
 def decision_settings(given, wanted, plan, args):
     """The decision's settings: ``given`` (decide's settings), and the ones it leaves out taken from where this task
     has them already - checks (``wanted``), the concerns' options (``plan``) and this task's options (``args``)."""
@@ -118,6 +148,9 @@ class ActionModule(LockFirstAction):
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
         args = dict(self._task.args)
+        role = args.pop('role_vars', None)
+        if role is not None:
+            args = dict(self._role_options(role, task_vars), **args)
         wanted = args.pop('checks', None)
         if wanted is not None and not isinstance(wanted, dict):
             raise AnsibleActionFail('node_preflight: checks must be a dictionary (what node_prep asks of the node), '
@@ -179,6 +212,33 @@ class ActionModule(LockFirstAction):
                 if decide is not None and not result.get('failed'):
                     self._decide(decide, result, task_vars)
         return result
+
+    def _role_options(self, role, task_vars):
+        """The options ``role_options`` gives from the role's variables in ``task_vars``: each templated, and typed
+        against the role's argument specification; the errors of the values given (inventory, extra variables,
+        survey answers, and the play's variables read here) become the checks' ``invalid``."""
+        if role not in ROLES:
+            raise AnsibleActionFail('node_preflight: role_vars must be one of %s (the role whose variables give '
+                                    'the options), not %r. Nothing was read.' % (', '.join(ROLES), role))
+        host = task_vars.get('inventory_hostname', '')
+        where = 'host %s' % host
+        names = node_prep_concerns.role_variables(settings=node_prep_decision.SETTINGS)
+        missing = [name for name in names if name not in task_vars]
+        if missing:
+            raise AnsibleActionFail('node_preflight: %s: role_vars: %s needs the variables %s, which are not '
+                                    'defined: run it as a task of the role (its defaults define them). Nothing '
+                                    'was read.' % (host, role, ', '.join(missing)))
+        templar = self._templar.copy_with_new_env(available_variables=task_vars)
+        given = dict((name, templar.template(task_vars[name])) for name in names)
+        spec = _fleet_filters.role_spec(role, ENTRY_POINT)
+        typed, errors = node_prep_inputs.parse(dict((name, spec[name]) for name in names if name in spec), given,
+                                               where)
+        host_vars = (task_vars.get('hostvars') or {}).get(host) or {}
+        invalid = _fleet_filters.role_variable_errors(host_vars, role, ENTRY_POINT, where)
+        allow_unknown = templar.template(task_vars.get('colocation_allow_unknown_variables', False))
+        return role_options(dict(given, **typed), task_vars.get('ansible_facts'),
+                            _fleet_filters.unknown_variables(list(host_vars), where),
+                            allow_unknown, invalid + [error for error in errors if error not in invalid])
 
     def _profile(self, profile, plan, result, task_vars):
         """The performance profile judged on the node: perf_profile in check mode, writing nothing (``write: []``),

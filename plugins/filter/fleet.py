@@ -114,13 +114,18 @@ def known_variables(cache_file=_cache_file):
     return list(_known(cache_file)['names'])
 
 
+def role_spec(role, entry_point, cache_file=_cache_file):
+    """The options of the role's entry point (meta/argument_specs.yml) as node_prep_inputs.parse reads them."""
+    return _known(cache_file)['specs'][role][entry_point]
+
+
 def role_variable_errors(host_vars, role, entry_point, where='', cache_file=_cache_file):
     """The role options among ``host_vars`` (``hostvars[host]``: inventory, extra variables, survey answers; the
     role's defaults are not there, and a unit test parses them) parsed strictly against the role's argument
     specification (meta/argument_specs.yml, entry point ``entry_point``; plugin_utils/node_prep_inputs.py): each
     error as a sentence starting with ``where``. Stricter than ansible's own validator, which converts ``maybe``
     of a raw option and a bare string of a list instead of refusing them."""
-    spec = _known(cache_file)['specs'][role][entry_point]
+    spec = role_spec(role, entry_point, cache_file)
     provided = dict((name, host_vars[name]) for name in spec if name in host_vars)
     return node_prep_inputs.parse(spec, provided, where)[1]
 

@@ -37,6 +37,149 @@ def _no_more(result):
     return {}
 
 
+# ------------------------------------------------------------------ the role variables the pre-flight reads
+# Each option of node_preflight (READ_INPUTS, CHECKS_INPUTS, PROFILE_INPUTS) and of each concern's plan
+# (Concern ``inputs``) names its source once: a role variable by name (its value, typed against
+# roles/node_prep/meta/argument_specs.yml), ``Fixed(value)``, or ``Derived(function, variable, ...)``, a named
+# function of the typed values of those variables. The action plugin of node_preflight reads them from the task's
+# variables when the task says ``role_vars: node_prep`` (plugins/action/node_preflight.py).
+class Fixed(object):
+    """An option that is always ``value``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return 'Fixed(%r)' % (self.value,)
+
+
+class Derived(object):
+    """An option computed by ``function`` from the values of the role variables ``variables`` (in that order);
+    a result of ``OMIT`` leaves the option out."""
+
+    def __init__(self, function, *variables):
+        self.function = function
+        self.variables = tuple(variables)
+
+    def __repr__(self):
+        return 'Derived(%s, %s)' % (self.function.__name__, ', '.join(self.variables))
+
+
+OMIT = object()
+
+
+def input_variables(inputs):
+    """The role variables ``inputs`` ({option: source}) read, in option order, each once."""
+    names = []
+    for option in sorted(inputs):
+        source = inputs[option]
+        if isinstance(source, Derived):
+            names.extend(source.variables)
+        elif not isinstance(source, Fixed):
+            names.append(source)
+    return _unique(names)
+
+
+def resolve(inputs, values):
+    """{option: value} of ``inputs`` from ``values`` ({role variable: value}); an option Derived to OMIT is left
+    out."""
+    options = {}
+    for option in sorted(inputs):
+        source = inputs[option]
+        if isinstance(source, Fixed):
+            value = source.value
+        elif isinstance(source, Derived):
+            value = source.function(*[values.get(name) for name in source.variables])
+        else:
+            value = values.get(source)
+        if value is not OMIT:
+            options[option] = value
+    return options
+
+
+def topology_root(root):
+    """The node's root for the topology under sysfs (node_prep_root, or / when empty)."""
+    return root or '/'
+
+
+def none_if_empty(value):
+    """An empty value (a list, a string) as null: the module's own default then applies."""
+    return value if value else None
+
+
+def _containerd_binary(nri_enabled, containerd_version, containerd_binary):
+    # containerd --version is run only when NRI is managed and no version was given
+    return containerd_binary if nri_enabled is not None and not str(containerd_version or '') else OMIT
+
+
+def _lock_query(path, stale_after):
+    # only read: the lock is taken after the plan (tasks/lock.yml), on a node that has something to change
+    return {'path': path, 'state': 'query', 'stale_after': int(stale_after or 0)}
+
+
+def _output_dirs(textfile_dir):
+    # optional output written after the changes: checked in the pre-flight, so that it cannot fail the node after
+    return {'node_prep_numa_textfile_dir': textfile_dir} if textfile_dir else {}
+
+
+# node_preflight's own options: what it reads on the node (preflight.read_args leaves out what is not asked)
+READ_INPUTS = {
+    'lock': Derived(_lock_query, 'node_prep_lock_path', 'node_prep_lock_stale_after'),
+    'root': 'node_prep_root',
+    'cgroup_root': 'node_prep_cgroup_root',
+    'proc_cmdline_path': 'node_prep_proc_cmdline_path',
+    'containerd_binary': Derived(_containerd_binary, 'node_prep_nri_enabled', 'node_prep_containerd_version',
+                                 'node_prep_containerd_binary'),
+    'kubelet': 'node_prep_kubelet_enabled',
+    'kubelet_config_path': 'node_prep_kubelet_config_path',
+    'kubelet_service': 'node_prep_kubelet_service',
+    'kubelet_unit_dirs': 'node_prep_kubelet_unit_dirs',
+    'kubelet_env_files': 'node_prep_kubelet_env_files',
+    'kubelet_config_candidates': 'node_prep_kubelet_config_candidates',
+    'sysfs_cpu_dir': 'node_prep_sysfs_cpu_dir',
+    'sysfs_node_dir': 'node_prep_sysfs_node_dir',
+    'proc_meminfo_path': 'node_prep_proc_meminfo_path',
+    'read_kubelet_config': Fixed(True),
+    'output_dirs': Derived(_output_dirs, 'node_prep_numa_textfile_dir'),
+}
+
+# what is asked of the node, judged on the controller (module_utils/preflight.py checks; the keys it reads that are
+# not role variables, the facts, the unknown and invalid variables, are the action's own)
+CHECKS_INPUTS = {
+    'kernel_args': 'node_prep_kernel_args',
+    'mem_sampling': 'node_prep_mem_sampling',
+    'mem_sampling_args': 'node_prep_mem_sampling_args',
+    'memory_qos_enabled': 'node_prep_memory_qos_enabled',
+    'reboot_allowed': 'node_prep_reboot_allowed',
+    'manage_services': 'node_prep_manage_services',
+    'containerd_version': 'node_prep_containerd_version',
+    'containerd_binary': 'node_prep_containerd_binary',
+    'nri_enabled': 'node_prep_nri_enabled',
+    'kubelet_enabled': 'node_prep_kubelet_enabled',
+    'reserved_system_cpus': 'node_prep_reserved_system_cpus',
+    'reserved_memory': 'node_prep_reserved_memory',
+    'k8s_enabled': 'node_prep_k8s_enabled',
+    'node_name': 'node_prep_node_name',
+    'lock_enabled': 'node_prep_lock_enabled',
+    'kubelet_write_to': 'node_prep_kubelet_write_to',
+    'kubelet_config_dir': 'node_prep_kubelet_config_dir',
+    'kubelet_enable_config_dir': 'node_prep_kubelet_enable_config_dir',
+    'kubelet_drop_in_name': 'node_prep_kubelet_drop_in_name',
+    'root': 'node_prep_root',
+    'koordlet_features': 'node_prep_koordlet_features',
+    'koordlet_nri_socket': 'node_prep_koordlet_nri_socket',
+}
+
+# a performance profile (node_preflight's ``profile``: perf_profile in check mode on the node's topology), and the
+# options of its two concerns (irqbalance, hugepages) when node_prep_perf_profile is set
+PROFILE_INPUTS = {
+    'profile': 'node_prep_perf_profile',
+    'topology_root': Derived(topology_root, 'node_prep_root'),
+    'irqbalance_path': Derived(none_if_empty, 'node_prep_irqbalance_path'),
+    'unit_path': 'node_prep_hugepages_unit_path',
+}
+
+
 class Concern(object):
     """One concern of node_prep. Every callable is a pure function of plain data.
 
@@ -52,8 +195,11 @@ class Concern(object):
       ``reboot_required`` is a reboot of the node.
     - ``module_args``: options node_config always gives its module (over the task's), so that two concerns can
       share one module (perf_profile's ``write``).
-    - ``settings``: the role options (without the node_prep_ prefix) its functions read, which the role passes to
-      the decision (roles/node_prep/tasks/inspect.yml); ``enabled(settings)``: the role asks for it.
+    - ``settings``: the role options (without the node_prep_ prefix) its functions read, which the pre-flight
+      passes to the decision, each the value of the role variable ``node_prep_<setting>``; ``enabled(settings)``:
+      the role asks for it.
+    - ``inputs``: its node_config options and the role variable that feeds each ({option: source}, INPUTS below):
+      the pre-flight plans it with them; ``planned_if``: a role variable that, when null, leaves it unplanned.
     - ``reads(settings)``: the files the pre-flight reads for its plan (besides the kubelet configuration file);
       ``plan_reads(options)``: the same files from its node_config option, the module's defaults filled in.
     - ``files(settings, plan)``: the files it edits (snapshot, backup, rollback); ``plan`` is its plan result.
@@ -76,8 +222,11 @@ class Concern(object):
     def __init__(self, name, title, module, enabled_by, enabled, reads, files, done, plan_key, plan_entry,
                  plan_labels, report, summary_line, fleet_parts, drift_parts, settings=(), service_setting=None,
                  before=None, after=None, verify='', drains=False, reboots=False, check_only=False, judge=None,
-                 plan_reads=None, module_args=None, plan_more=None, settle=None, service=None):
+                 plan_reads=None, module_args=None, plan_more=None, settle=None, service=None, inputs=None,
+                 planned_if=None):
         self.name = name
+        self.inputs = dict(inputs or {})
+        self.planned_if = planned_if
         self.service = service
         self.settle = settle
         self.check_only = check_only
@@ -237,7 +386,24 @@ KUBELET = Concern(
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
     drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
     verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
-    service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more)
+    service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more,
+    # path, write_to, config_dir, drop_in_name and enable_config_dir: what the pre-flight's checks settled
+    inputs={'state_dir': 'node_prep_kubelet_state_dir', 'backup': Fixed(False),
+            'cpu_manager_policy': 'node_prep_cpu_manager_policy',
+            'cpu_manager_policy_options': 'node_prep_cpu_manager_policy_options',
+            'cpu_manager_reconcile_period': 'node_prep_cpu_manager_reconcile_period',
+            'topology_manager_policy': 'node_prep_topology_manager_policy',
+            'topology_manager_scope': 'node_prep_topology_manager_scope',
+            'topology_manager_policy_options': 'node_prep_topology_manager_policy_options',
+            'memory_manager_policy': 'node_prep_memory_manager_policy',
+            'reserved_memory': 'node_prep_reserved_memory', 'reserved_system_cpus': 'node_prep_reserved_system_cpus',
+            'system_reserved': 'node_prep_system_reserved', 'kube_reserved': 'node_prep_kube_reserved',
+            'reservations': 'node_prep_reservations', 'feature_gates': 'node_prep_feature_gates',
+            'kubelet_version': 'node_prep_kubelet_version', 'reserved_cores': 'node_prep_reserved_cores',
+            'reserved_cores_placement': 'node_prep_reserved_cores_placement',
+            'reserved_memory_split': 'node_prep_reserved_memory_split',
+            'topology_root': Derived(topology_root, 'node_prep_root'),
+            'kubelet_service': 'node_prep_kubelet_service', 'kubelet_unit_dirs': 'node_prep_kubelet_unit_dirs'})
 
 
 # ------------------------------------------------------------------ containerd: containerd_nri
@@ -289,7 +455,14 @@ CONTAINERD = Concern(
     drift_parts=_containerd_parts,
     settings=('nri_enabled', 'containerd_config_path', 'containerd_dropin_path', 'nri_mode'), service_setting='containerd_service', after='restart',
     verify='containerd_nri_verify: the NRI socket answers after the restart', plan_reads=_containerd_plan_reads,
-    service=services.CONTAINERD)
+    service=services.CONTAINERD,
+    # state and containerd_version: what the pre-flight's checks settled
+    inputs={'path': 'node_prep_containerd_config_path', 'mode': 'node_prep_nri_mode',
+            'dropin_path': 'node_prep_containerd_dropin_path', 'socket_path': 'node_prep_nri_socket_path',
+            'plugin_path': 'node_prep_nri_plugin_path', 'plugin_config_path': 'node_prep_nri_plugin_config_path',
+            'plugin_registration_timeout': 'node_prep_nri_plugin_registration_timeout',
+            'plugin_request_timeout': 'node_prep_nri_plugin_request_timeout',
+            'disable_connections': 'node_prep_nri_disable_connections', 'backup': Fixed(False)})
 
 
 # ------------------------------------------------------------------ kernel: kernel_cmdline
@@ -357,7 +530,14 @@ KERNEL = Concern(
     plan_key='kernel', plan_entry=_changed_entry, plan_labels=_kernel_plan_labels,
     report=_kernel_report, summary_line=_kernel_summary_line, fleet_parts=_kernel_fleet_parts,
     drift_parts=_kernel_drift_parts, settings=('grub_defaults_path',), after='reboot',
-    verify='/proc/cmdline carries the arguments after the reboot', reboots=True)
+    verify='/proc/cmdline carries the arguments after the reboot', reboots=True,
+    # args: what the pre-flight's checks settled (node_prep_kernel_args, the memory-sampling flags, the profile's)
+    inputs={'state': Fixed('present'), 'backend': 'node_prep_kernel_backend',
+            'grub_defaults_path': 'node_prep_grub_defaults_path',
+            'grub_cfg_paths': Derived(none_if_empty, 'node_prep_grub_cfg_paths'),
+            'proc_cmdline_path': 'node_prep_proc_cmdline_path', 'boot_dir': 'node_prep_boot_dir',
+            'grubby_path': 'node_prep_grubby_path', 'grub_mkconfig_path': 'node_prep_grub_mkconfig_path',
+            'update_grub_path': 'node_prep_update_grub_path', 'backup': Fixed(False)})
 
 
 # ------------------------------------------------------------------ koordlet: a check, no change
@@ -479,7 +659,7 @@ IRQBALANCE = Concern(
     fleet_parts=_irqbalance_parts, drift_parts=_irqbalance_parts, service_setting='irqbalance_service',
     module_args={'write': ['irqbalance']},
     after='restart', verify='irqbalance is active after its restart (when its configuration file exists)',
-    service=services.systemd('Irqbalance | Restart'))
+    service=services.systemd('Irqbalance | Restart'), inputs=PROFILE_INPUTS, planned_if='node_prep_perf_profile')
 
 
 def _pages(result):
@@ -541,7 +721,7 @@ HUGEPAGES = Concern(
     fleet_parts=_hugepages_fleet_parts, drift_parts=_hugepages_fleet_parts, after='reboot',
     module_args={'write': ['hugepages_unit']},
     verify='after the reboot, each NUMA node has the huge pages of the profile (perf_profile: hugepages_drift)',
-    reboots=True)
+    reboots=True, inputs=PROFILE_INPUTS, planned_if='node_prep_perf_profile')
 
 
 # In the order a real run applies them (node_config writes them in this order; the first failure stops it); a
@@ -561,6 +741,28 @@ def settings_of(concerns=REGISTRY):
 
 def names(concerns=REGISTRY):
     return [concern.name for concern in concerns]
+
+
+def plan_options(values, concerns=REGISTRY):
+    """node_preflight's ``plan`` from the role variables ``values`` ({name: typed value}): each applying concern's
+    ``inputs`` resolved, None for a concern whose ``planned_if`` variable is null."""
+    plan = {}
+    for concern in applying(concerns):
+        if concern.planned_if and values.get(concern.planned_if) is None:
+            plan[concern.name] = None
+        else:
+            plan[concern.name] = resolve(concern.inputs, values)
+    return plan
+
+
+def role_variables(concerns=REGISTRY, settings=()):
+    """Every role variable the pre-flight reads: READ_INPUTS, CHECKS_INPUTS, PROFILE_INPUTS, the concerns'
+    ``inputs`` and ``planned_if``, and ``node_prep_<setting>`` of each of ``settings`` (the decision's)."""
+    names = input_variables(READ_INPUTS) + input_variables(CHECKS_INPUTS) + input_variables(PROFILE_INPUTS)
+    for concern in applying(concerns):
+        names.extend(input_variables(concern.inputs) + ([concern.planned_if] if concern.planned_if else []))
+    names.extend('node_prep_' + name for name in settings)
+    return tuple(_unique(names))
 
 
 def read_paths(settings, concerns=REGISTRY):

@@ -200,6 +200,22 @@ options:
         containerd) and C(grub_defaults_path) (of the kernel) from O(plan); C(proc_meminfo_path) from
         O(proc_meminfo_path) and C(lock_path) from C(path) of O(lock).
     type: dict
+  role_vars:
+    description:
+      - V(node_prep) - every other option from the variables of the C(numaops.colocation.node_prep) role, as this
+        task sees them (its defaults, the inventory, extra variables, survey answers, the play's variables), the way
+        that role's pre-flight runs this module - O(lock) (V(query), only read), the paths of what is read,
+        O(read_files), O(output_dirs), O(checks), O(plan), O(profile) and O(decide), each as the registry of its
+        concerns declares them (C(plugins/module_utils/node_prep_concerns.py), see
+        C(docs/developer/concerns.md)).
+      - Each variable is templated and parsed strictly against the role's argument specification
+        (C(meta/argument_specs.yml)); a value it refuses is an error of RV(checks), naming the host, the variable, the
+        value and what is allowed. C(checks.unknown) and C(checks.invalid) name the host's variables (inventory,
+        extra variables, survey answers) that nothing reads or that the specification refuses.
+      - An option also given in the task takes the task's value.
+      - The action plugin reads the variables on the controller; the module on the node never sees this option.
+    type: str
+    choices: [node_prep]
 notes:
   - A file larger than 1 MiB is not read (reported as unreadable); none of these files is ever that large.
 seealso:
@@ -208,6 +224,11 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: Pre-flight and plan of node_prep from the role's variables (a task of that role)
+  numaops.colocation.node_preflight:
+    role_vars: node_prep
+  register: node_prep__node
+
 - name: What the pre-flight needs
   numaops.colocation.node_preflight:
     cgroup_root: /sys/fs/cgroup
@@ -397,6 +418,8 @@ ARGUMENT_SPEC = dict(
     plan=dict(type='dict'),
     decide=dict(type='dict'),
     profile=dict(type='dict'),
+    # the options from the role's variables, read by the action plugin, which removes it before the module runs
+    role_vars=dict(type='str', choices=['node_prep']),
 )
 
 

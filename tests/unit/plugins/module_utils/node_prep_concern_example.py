@@ -49,7 +49,10 @@ NUMA_BALANCING = nc.Concern(
     summary_line=_summary_line, fleet_parts=_parts, drift_parts=_parts,
     service_setting='sysctl_service', after='restart', verify='systemd-sysctl is active after its restart',
     # restarted with systemd after the write, and again after a rollback: node_prep_services.systemd's lines
-    service=node_prep_services.systemd('Sysctl | Restart'))
+    service=node_prep_services.systemd('Sysctl | Restart'),
+    # its options of node_config, each fed by one role variable (also in meta/argument_specs.yml and
+    # defaults/main.yml): the pre-flight plans the concern with them, and the apply writes with the same
+    inputs={'value': 'node_prep_numa_balancing', 'path': 'node_prep_sysctl_path', 'backup': nc.Fixed(False)})
 
 # node_prep's registry with the new concern, applied after the others
 REGISTRY = nc.REGISTRY + (NUMA_BALANCING,)

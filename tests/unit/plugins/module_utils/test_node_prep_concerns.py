@@ -103,6 +103,13 @@ def test_a_new_concern_needs_its_settings_in_the_decision():
         _decide(registry=nc.REGISTRY)
 
 
+def test_a_new_concern_is_planned_with_the_options_its_variables_give():
+    values = {'node_prep_numa_balancing': 0, 'node_prep_sysctl_path': '/etc/sysctl.d/90-numaops.conf'}
+    assert nc.plan_options(values, example.REGISTRY)['numa_balancing'] == {
+        'value': 0, 'path': '/etc/sysctl.d/90-numaops.conf', 'backup': False}
+    assert sorted(nc.role_variables(example.REGISTRY)[-2:]) == ['node_prep_numa_balancing', 'node_prep_sysctl_path']
+
+
 def test_a_new_concern_goes_through_the_decision_and_the_snapshot():
     d = _decide()
     assert d['numa_balancing_changing'] and d['plan_numa_balancing'] == {'changed': True, 'value': '0'}
