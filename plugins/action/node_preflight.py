@@ -236,7 +236,7 @@ class ActionModule(LockFirstAction):
         host_vars = (task_vars.get('hostvars') or {}).get(host) or {}
         invalid = _fleet_filters.role_variable_errors(host_vars, role, ENTRY_POINT, where)
         allow_unknown = templar.template(task_vars.get('colocation_allow_unknown_variables', False))
-        return role_options(dict(given, **typed), task_vars.get('ansible_facts'),
+        return role_options(dict(given, **typed), templar.template(task_vars.get('ansible_facts') or {}),
                             _fleet_filters.unknown_variables(list(host_vars), where),
                             allow_unknown, invalid + [error for error in errors if error not in invalid])
 
