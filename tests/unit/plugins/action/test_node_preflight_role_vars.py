@@ -163,8 +163,12 @@ def test_the_action_reads_the_role_variables_from_the_task(tmp_path):
          'vars': dict(play_vars, node_prep_kubelet_enabled='maybe'), 'check_mode': True},
         {'name': 'another role', 'numaops.colocation.node_preflight': {'role_vars': 'memory_qos'}},
         {'name': 'outside the role', 'numaops.colocation.node_preflight': {'role_vars': 'node_prep'}},
+        # the host's facts given as an expression (as a play faking a platform does): read once templated
+        {'name': 'facts from an expression', 'numaops.colocation.node_preflight': {'role_vars': 'node_prep'},
+         'vars': dict(play_vars, ansible_facts="{{ {'distribution': 'openEuler', 'architecture': 'aarch64'} }}"),
+         'check_mode': True},
     ]
-    planned, refused, other, outside = playbooks.run_tasks(work, tasks)
+    planned, refused, other, outside, faked = playbooks.run_tasks(work, tasks)
     assert not planned.get('failed'), planned
     assert planned['checks']['errors'] == []
     assert sorted(planned['plan_args']) == ['containerd', 'kubelet']
@@ -179,3 +183,5 @@ def test_the_action_reads_the_role_variables_from_the_task(tmp_path):
     assert 'plan' not in refused and 'decision' not in refused
     assert other['failed'] and other['msg'].startswith('node_preflight: role_vars must be one of node_prep')
     assert outside['failed'] and 'run it as a task of the role' in outside['msg']
+    assert not faked.get('failed'), faked
+    assert faked['checks']['errors'] == []
