@@ -237,8 +237,11 @@ def test_two_concurrent_runs_on_one_node(top):
         inventory = _inventory(top, [tree, waiting], {NODE: {'node_prep_kubelet_stop_command': ['sleep', '25']},
                                                       'sandbox-node-2': {'node_prep_kubelet_stop_command': ['true']}})
         first = _playbook(inventory, 'node_prep.yml', extra=slow, background=True, report_dir=str(top / 'r'))
-        # the lock is there, or the first run ended without taking it (the assertion shows its output)
-        wait_for('the first run locks %s' % tree, lambda: os.path.exists(str(tree / LOCK)) or first.poll() is not None,
+        # both locks are there (one task takes them on every host, each host when its fork gets to it), or the first
+        # run ended without taking them (the assertions show its output)
+        wait_for('the first run locks %s and %s' % (tree, waiting),
+                 lambda: (os.path.exists(str(tree / LOCK)) and os.path.exists(str(waiting / LOCK)))
+                 or first.poll() is not None,
                  timeout=120, detail=lambda: first.communicate()[0][-3000:])
         assert os.path.exists(str(tree / LOCK)), first.communicate()[0][-3000:]
         holder = json.loads((tree / LOCK).read_text())
