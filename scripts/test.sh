@@ -120,10 +120,11 @@ stage_build() {
   ansible-galaxy collection install --offline --no-deps --force -p "$out/installed" "$out"/numaops-colocation-*.tar.gz
   for m in plugins/modules/*.py; do
     m=$(basename "$m" .py)
-    json=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc --json -t module "numaops.colocation.$m" 2>&1) \
-      || die "ansible-doc numaops.colocation.$m failed: $json"
+    # the JSON is stdout alone: warnings a library prints on stderr (a deprecation) are kept apart, for the messages
+    json=$(ANSIBLE_COLLECTIONS_PATH="$out/installed" ansible-doc --json -t module "numaops.colocation.$m" 2>"$out/stderr") \
+      || die "ansible-doc numaops.colocation.$m failed: $json $(cat "$out/stderr")"
     python -c 'import json,sys; d=json.loads(sys.stdin.read()); sys.exit(0 if d and all(v.get("doc") for v in d.values()) else 1)' \
-      <<<"$json" || die "ansible-doc found no documentation for numaops.colocation.$m (from the built artifact): $json"
+      <<<"$json" || die "ansible-doc found no documentation for numaops.colocation.$m (from the built artifact): $json $(cat "$out/stderr")"
     echo "ansible-doc numaops.colocation.$m: ok (rendered from the built artifact)"
   done
   rm -rf "$out"
