@@ -11,7 +11,8 @@ Used by ``node_files`` (kubelet and containerd configuration) and ``kernel_cmdli
   ``.new`` for the file grub-mkconfig writes first), and the removal of the ones an interrupted run left;
   a temporary file in use is locked (``flock``), so a run never removes one that another run still writes;
 * links: the file replaced is the link's target, so the link stays a link;
-* error texts for write failures that say what to do (immutable file, read-only file system).
+* error texts for write failures that say what to do (immutable file, read-only file system);
+* the last lines of a service's log file, for the messages of a service that did not come up (:func:`tail_lines`).
 """
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -65,6 +66,15 @@ _FS_APPEND_FL = 0x00000020
 
 class NodeFileError(Exception):
     """A file cannot be read or written; the message names the file and the reason."""
+
+
+def tail_lines(path, max_bytes):
+    """The lines of the last ``max_bytes`` of the file at ``path`` (a log that may be large), undecodable bytes
+    replaced; raises OSError when it cannot be read."""
+    with open(path, 'rb') as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - max_bytes))
+        return handle.read().decode('utf-8', 'replace').splitlines()
 
 
 def human_size(size):

@@ -199,6 +199,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.numaops.colocation.plugins.module_utils.containerd import journal_errors
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import tail_lines
 
 ARGUMENT_SPEC = dict(
     service=dict(type='str', default='containerd'),
@@ -318,10 +319,7 @@ class Verifier(object):
 
     def log_file_lines(self):
         """The lines of the last MAX_LOG_BYTES of O(log_file); raises OSError when it cannot be read."""
-        with open(self.params['log_file'], 'rb') as handle:
-            handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, handle.tell() - MAX_LOG_BYTES))
-            return handle.read().decode('utf-8', 'replace').splitlines()
+        return tail_lines(self.params['log_file'], MAX_LOG_BYTES)
 
     def journal(self):
         lines = self.params['journal_lines']

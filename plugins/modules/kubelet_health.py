@@ -187,12 +187,12 @@ notes:
   elements: str
 '''
 
-import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.numaops.colocation.plugins.module_utils import kubelet_health as health
+from ansible_collections.numaops.colocation.plugins.module_utils.nodefile import tail_lines
 
 ARGUMENT_SPEC = dict(
     url=dict(type='str'),
@@ -232,10 +232,7 @@ def read_log(module):
     count = params['log_lines']
     if params['log_file']:
         try:
-            with open(params['log_file'], 'rb') as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - MAX_LOG_BYTES))
-                lines = handle.read().decode('utf-8', 'replace').splitlines()
+            lines = tail_lines(params['log_file'], MAX_LOG_BYTES)
         except (IOError, OSError) as err:
             return ['(could not read %s: %s)' % (params['log_file'], err.strerror or err)]
         return lines[-count:] if count else []
