@@ -146,6 +146,38 @@ def default_components(comps):
     return [n for n in order if n in comps] + sorted(n for n in comps if n not in order)
 
 
+def shares_with(spec):
+    """The component whose compiled packages ``spec`` takes from the Go build cache: kubelet-1.37 those of kubernetes
+    (the same go.mod), nfd those of the kubelet of its k8s.io release. ``build`` starts it after that one is built,
+    never beside it: two go builds running at once each compile the packages they share."""
+    if spec.get("moddir"):
+        return spec["moddir"]
+    k8s = (spec.get("align") or {}).get("k8s")
+    return "kubelet-" + minor_of(k8s) if k8s else None
+
+
+def build_all(comps, todo, jobs):
+    """Build ``todo``, ``jobs`` components at a time; a component that shares compiled packages with another one of
+    ``todo`` waits for it (and is queued after the others, so no worker idles while there is other work)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    done = {n: threading.Event() for n in todo}
+    first = [n for n in todo if shares_with(comps[n]) not in done]
+    order = first + [n for n in todo if n not in first]
+
+    def one(n):
+        try:
+            before = shares_with(comps[n])
+            if before in done and not os.path.exists(os.path.join(out_dir(n, comps[n]), ".complete")):
+                done[before].wait()
+            return n, build(n, comps[n])[1]
+        finally:
+            done[n].set()
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, order))
+
+
 def die(msg):
     sys.stderr.write("upstream.sh: ERROR: %s\n" % msg)
     sys.exit(1)
@@ -404,11 +436,8 @@ def main(argv):
         t0 = time.time()
         report = []
         todo = names or default_components(comps)
-        jobs = int(os.environ.get("NUMAOPS_UPSTREAM_JOBS", "2"))
         # two components at a time: one's single-threaded link overlaps the other's compiles
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            results = list(pool.map(lambda n: (n, build(n, comps[n])[1]), todo))
+        results = build_all(comps, todo, int(os.environ.get("NUMAOPS_UPSTREAM_JOBS", "2")))
         for n, secs in results:
             report.append("%s %s" % (n, "cached" if not secs else "%.0fs" % secs))
         log("done in %.0f s: %s" % (time.time() - t0, ", ".join(report)))
