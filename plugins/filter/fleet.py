@@ -135,7 +135,13 @@ def fleet_settings(variables):
     from the job's variables (``hostvars`` of one host), with the errors of the values given."""
     names = [name for name in variables if isinstance(name, str) and (
         name.startswith(('node_prep_max_', 'node_prep_survey_max_')) or name in node_prep_inputs.PLAYBOOK_BOOLEANS)]
-    return node_prep_inputs.fleet_settings(dict((name, variables[name]) for name in names))
+    chosen = dict((name, variables[name]) for name in names)
+    # a survey answer for one of the playbook's booleans (node_prep_survey_continue_healthy) stands for it: the
+    # settings are read in the same run_once tasks that set the answers as facts, not after them
+    answers, _errors = fleet.survey_answers(dict((name, variables[name]) for name in variables
+                                                 if isinstance(name, str) and '_survey_' in name))
+    chosen.update((name, value) for name, value in answers.items() if name in node_prep_inputs.PLAYBOOK_BOOLEANS)
+    return node_prep_inputs.fleet_settings(chosen)
 
 
 def playbook_booleans(variables):

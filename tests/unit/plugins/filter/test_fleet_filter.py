@@ -135,3 +135,16 @@ def test_a_survey_answer_for_no_variable_of_the_collection_is_an_error():
                                  'memory_qos_source': 'annotations'}
     assert result['errors'] == ['survey answer node_prep_cpu_manager_polcy is not a variable of numaops.colocation '
                                 '(did you mean node_prep_cpu_manager_policy?)']
+
+
+def test_the_run_settings_take_the_survey_answers_they_are_read_with():
+    # playbooks/node_prep.yml reads them in the run_once tasks that set the survey answers as facts
+    settings = fleet_filter.fleet_settings({'node_prep_survey_continue_healthy': 'true', 'node_prep_continue_healthy': False,
+                                            'node_prep_survey_max_unavailable': '20%', 'node_prep_max_unavailable': 1})
+    assert settings['continue_healthy'] is True
+    assert settings['max_unavailable'] == '20%'
+    assert settings['errors'] == []
+    blank = fleet_filter.fleet_settings({'node_prep_survey_continue_healthy': '  ', 'node_prep_continue_healthy': True})
+    assert blank['continue_healthy'] is True
+    wrong = fleet_filter.fleet_settings({'node_prep_survey_continue_healthy': 'maybe'})
+    assert [error for error in wrong['errors'] if 'node_prep_continue_healthy' in error], wrong['errors']

@@ -184,7 +184,7 @@ def test_one_task_file_runs_every_kind_of_service_step_and_no_other_names_a_serv
         assert [c for c in conditions if "node_prep__step.runs == '%s'" % runs in c], runs
     # the apply and the rollback restart no service by name: they include service.yml for the plan's steps
     modules = ('numaops.colocation.containerd_nri_verify', 'ansible.builtin.systemd_service')
-    for name in ('restart_verify.yml', 'rollback.yml', 'service_put_back.yml'):
+    for name in ('after_write.yml', 'rollback.yml', 'service_put_back.yml'):
         assert not [task['name'] for task in _role_tasks(name) if any(m in task for m in modules)], name
         assert not re.search(r'irqbalance|containerd', ''.join(
             str(task.get('when', '')) + str(task.get('loop', '')) for task in _role_tasks(name))), name
