@@ -25,7 +25,15 @@ source "$(dirname "$0")/lib.sh"
 cd "$NUMAOPS_ROOT"
 
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release ee molecule)
-UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
+UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubeadm kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
+# In a whole run the upstream stage is two jobs: upstream:vm builds what the vm scenario needs when it starts (the
+# control plane, etcd, kwok, and the kubelet its node joins with), so that the VM job starts as soon as they are
+# there; upstream:rest builds the others (the newest kubelet, kubeadm, Volcano, the newest containerd)
+# beside the VM job's first steps, at a lower priority than the VM. The vm scenario builds or waits for each of
+# these where it first needs it (scripts/upstream.sh build takes each component's lock: a second caller waits for
+# the first, then reuses what it built).
+UPSTREAM_VM="kubernetes kubelet-1.31 etcd kwok"
+UPSTREAM_REST="kubelet-1.37 kubeadm volcano containerd"
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 # the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
 # create step, and its node runs the real kubelets)
@@ -57,9 +65,18 @@ fetch_debian_containerd() {
   done
 }
 stage_upstream() {
-  log "upstream programs built from their Go modules (scripts/upstream.sh, cached by version): $UPSTREAM_COMPONENTS"
+  local part=${1:-all} components niceness=5
+  case "$part" in
+    all) components=$UPSTREAM_COMPONENTS ;;
+    vm) components=$UPSTREAM_VM ;;
+    # beside the VM job: its QEMU comes first
+    rest) components=$UPSTREAM_REST; niceness=10 ;;
+    *) die "unknown part of the upstream stage '$part' (upstream:vm, upstream:rest, or upstream for both)" ;;
+  esac
+  log "upstream programs built from their Go modules (scripts/upstream.sh, cached by version): $components"
   # shellcheck disable=SC2086
-  nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS
+  nice -n "$niceness" scripts/upstream.sh build $components
+  [ "$part" != vm ] || return 0
   log "Debian's containerd 1.7 and 2.x ($FETCH_CONTAINERD, cached)"
   fetch_debian_containerd
 }
@@ -87,7 +104,8 @@ stage_kubelets() {
   # builds them here, on the second lane beside the VM job, not in the upstream stage before it. NFD's topology
   # updater too (the VM job runs it near its end; its k8s.io libraries are 1.35's, compiled once for both): a VM job
   # that gets there first builds it itself, or waits for this build
-  nice -n 5 scripts/upstream.sh build kubelet-1.31 kubelet-1.37 kubelet-1.35 kubelet-1.38 nfd
+  # (at a lower priority than the VM's QEMU, which runs beside it)
+  nice -n 10 scripts/upstream.sh build kubelet-1.31 kubelet-1.37 kubelet-1.35 kubelet-1.38 nfd
   log "pytest: every accept/refuse vector of kubelet_config through the real kubelets ($KUBELET_AGREEMENT)"
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider "$KUBELET_AGREEMENT"
 }
@@ -204,16 +222,17 @@ if [ $# -eq 0 ] && [ "${NUMAOPS_JOBS:-2}" != 1 ]; then
   # the real kubelets and joins the control plane the upstream stage builds
   # the execution environment's images (ee:build: debootstrap, ansible-builder, no Go) beside the Go builds too; the
   # playbooks in it (ee:run) once both the images and the control plane's programs are there
-  JOBS=(upstream vmimage molecule:vm@upstream ee:build)
+  JOBS=(upstream:vm vmimage molecule:vm@upstream:vm ee:build upstream:rest@upstream:vm)
   # the cluster-side tests (unit, units, integration, the molecule scenarios in CLUSTER_SCENARIOS) run on the
-  # control plane the upstream stage builds; the other scenarios need nothing of it
-  JOBS+=(kubelets@upstream unit@upstream molecule:colocation_controller@upstream molecule:node_prep@upstream)
-  JOBS+=(units@upstream integration@upstream ee:run@upstream@ee:build)
+  # control plane the upstream stage builds, and need its other programs too; the other scenarios need nothing of it
+  U=@upstream:vm@upstream:rest
+  JOBS+=("kubelets$U" "unit$U" "molecule:colocation_controller$U" "molecule:node_prep$U")
+  JOBS+=("units$U" "integration$U" "ee:run$U@ee:build")
   for s in extensions/molecule/*/molecule.yml; do
     name=$(basename "$(dirname "$s")")
-    case " ${JOBS[*]} " in *" molecule:$name@upstream "*) continue ;; esac
+    case " ${JOBS[*]} " in *" molecule:$name$U "*) continue ;; esac
     [ "$name" != vm ] || continue
-    if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name@upstream"); else JOBS+=("molecule:$name"); fi
+    if [[ " $CLUSTER_SCENARIOS " == *" $name "* ]]; then JOBS+=("molecule:$name$U"); else JOBS+=("molecule:$name"); fi
   done
   JOBS+=(sanity lint build docs release)
   t0=$SECONDS

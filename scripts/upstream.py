@@ -77,17 +77,19 @@ def kubelet(version, toolchain=None, standins=None):
 def components():
     v = versions()
     # the control plane of tests/cluster; the kubelet is a component of its own (kubelet-<minor>), built from the
-    # same go.mod, so the shared k8s.io packages are compiled once for both
-    # and kubeadm: the vm scenario regenerates the node's kubelet configuration with its `upgrade node phase
-    # kubelet-config`, as a cluster upgrade does
+    # same go.mod, so the shared k8s.io packages are compiled once for both; so is kubeadm (the vm scenario
+    # regenerates the node's kubelet configuration with its `upgrade node phase kubelet-config`, as a cluster upgrade
+    # does), which the scenario needs later than the control plane
     k8s_bins = {"kube-apiserver": "cmd/kube-apiserver", "kube-controller-manager": "cmd/kube-controller-manager",
-                "kube-scheduler": "cmd/kube-scheduler", "kubeadm": "cmd/kubeadm"}
+                "kube-scheduler": "cmd/kube-scheduler"}
     oldest = v["KUBELET_OLDEST_VERSION"]
     oldest_minor = ".".join(oldest.lstrip("v").split(".")[:2])
     newest_minor = ".".join(v["K8S_VERSION"].lstrip("v").split(".")[:2])
     return {
         "kubernetes": dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"], bins=k8s_bins,
                            ldflags=k8s_ldflags(v["K8S_VERSION"]), cgo=False, staging="k8s"),
+        "kubeadm": dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"], bins={"kubeadm": "cmd/kubeadm"},
+                        ldflags=k8s_ldflags(v["K8S_VERSION"]), cgo=False, staging="k8s", moddir="kubernetes"),
         # the newest kubelet alone (the agreement test of kubelet_config needs no control plane)
         "kubelet-" + newest_minor: dict(module="k8s.io/kubernetes", version=v["K8S_VERSION"],
                                         bins={"kubelet": "cmd/kubelet"}, ldflags=k8s_ldflags(v["K8S_VERSION"]),

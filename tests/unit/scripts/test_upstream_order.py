@@ -19,6 +19,7 @@ _SPEC.loader.exec_module(upstream)
 def test_shared_builds_are_named():
     comps = upstream.components()
     assert upstream.shares_with(comps['kubelet-1.37']) == 'kubernetes'
+    assert upstream.shares_with(comps['kubeadm']) == 'kubernetes'
     assert upstream.shares_with(comps['nfd']) == 'kubelet-1.35'
     assert upstream.shares_with(comps['kubernetes']) is None
     assert upstream.shares_with(comps['kubelet-1.31']) is None
@@ -43,12 +44,13 @@ def _record_builds(monkeypatch, tmp_path):
 
 def test_the_upstream_stage_builds_kubelet_after_kubernetes(monkeypatch, tmp_path):
     spans = _record_builds(monkeypatch, tmp_path)
-    todo = ['kubernetes', 'kubelet-1.37', 'kubelet-1.31', 'volcano', 'containerd', 'etcd', 'kwok']
+    todo = ['kubernetes', 'kubeadm', 'kubelet-1.37', 'kubelet-1.31', 'volcano', 'containerd', 'etcd', 'kwok']
     results = upstream.build_all(upstream.components(), todo, 2)
     assert sorted(n for n, _secs in results) == sorted(todo)
     assert spans['kubelet-1.37'][0] >= spans['kubernetes'][1]
-    # the others fill the second worker meanwhile: kubelet-1.37 is queued last
-    assert [n for n, _secs in results][-1] == 'kubelet-1.37'
+    assert spans['kubeadm'][0] >= spans['kubernetes'][1]
+    # the others fill the second worker meanwhile: those two are queued last
+    assert [n for n, _secs in results][-2:] == ['kubeadm', 'kubelet-1.37']
 
 
 def test_the_kubelets_stage_builds_nfd_after_the_kubelet_of_its_release(monkeypatch, tmp_path):
