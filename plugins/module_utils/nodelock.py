@@ -163,6 +163,47 @@ def release(path, run_id):
     return 'released', current
 
 
+def holder_of(params):
+    """The holder a lock file records, from node_lock's options (their controller, pid and started filled in)."""
+    return dict(run_id=params.get('run_id'), controller=params.get('controller') or '', pid=params.get('pid'),
+                job_id=params.get('job_id') or '', started=params.get('started') or '',
+                playbook=params.get('playbook') or '')
+
+
+def acquire_command(path, holder):
+    """The POSIX shell command that does what ``acquire`` does without a takeover, for a lock taken with no Python
+    started on the node (numaops.colocation.node_lock's action plugin runs it): create the lock file at ``path``
+    holding ``holder`` only if it does not exist (the shell's noclobber: O_EXCL, as ``_write_new``), its directory
+    made first; an existing one is renewed when it is ours (the same ``run_id``), else left alone. It prints the
+    outcome on its first line: ``acquired``; or ``refreshed AGE`` / ``held AGE`` (the file's age in seconds before
+    this command) followed by the file's text. Any other exit status than 0 (the directory, the file or its time
+    could not be read or written, the file went away meanwhile) is for the caller to run the module instead."""
+    text = json.dumps(holder, sort_keys=True)
+    needle = '"run_id": ' + json.dumps(holder.get('run_id'))
+    directory = os.path.dirname(path) or '.'
+    return ('umask 022; f=%s; d=%s; [ -d "$d" ] || mkdir -p -- "$d" || exit 5; now=$(date +%%s) || exit 7; '
+            'if (set -C; printf "%%s\\n" %s > "$f") 2>/dev/null; then sync -- "$f" 2>/dev/null || sync; '
+            'echo acquired; exit 0; fi; '
+            'c=$(cat -- "$f") || exit 3; m=$(stat -c %%Y -- "$f") || exit 7; '
+            'case "$c" in *%s*) touch -c -- "$f" || exit 4; echo "refreshed $((now - m))";; '
+            '*) echo "held $((now - m))";; esac; printf "%%s" "$c"'
+            % (shlex.quote(path), shlex.quote(directory), shlex.quote(text), shlex.quote(needle)))
+
+
+def parse_acquire(holder, rc, stdout):
+    """(outcome, current holder, age) of ``acquire_command``'s run, as ``acquire`` returns them, or None when the
+    command did not decide (the caller runs the module instead)."""
+    first, _sep, rest = (stdout or '').lstrip('\n').partition('\n')
+    words = first.split()
+    if rc != 0 or not words:
+        return None
+    if words == ['acquired']:
+        return 'acquired', dict(holder), 0
+    if len(words) == 2 and words[0] in ('refreshed', 'held') and words[1].lstrip('-').isdigit():
+        return words[0], parse_holder(rest), max(int(words[1]), 0)
+    return None
+
+
 def release_command(path, run_id):
     """The POSIX shell command that does what ``release`` does, for a release that needs no Python on the node
     (numaops.colocation.node_lock's action plugin runs it): remove the lock file at ``path`` when ``run_id`` holds
@@ -231,10 +272,7 @@ def step(params, check_mode, result):
         outcome, holder = release(path, params.get('run_id'))
         result.update(outcome=outcome, holder=holder if outcome == 'not_ours' else {})
         return result
-    holder = dict(run_id=params.get('run_id'), controller=params.get('controller') or '', pid=params.get('pid'),
-                  job_id=params.get('job_id') or '', started=params.get('started') or '',
-                  playbook=params.get('playbook') or '')
-    outcome, current, age = acquire(path, holder, params.get('takeover_run_id'))
+    outcome, current, age = acquire(path, holder_of(params), params.get('takeover_run_id'))
     result.update(outcome=outcome, holder=current or {}, locked_by_other=outcome == 'held')
     if age is not None:
         result['age'] = int(age)

@@ -112,3 +112,49 @@ def test_the_shell_release_of_an_unreadable_or_garbage_lock(tmp_path):
     os.symlink(target, path)
     assert _shell_release(path, 'a') == ('released', None)
     assert not os.path.lexists(path) and os.path.exists(target)
+
+
+def _shell_acquire(path, wanted):
+    proc = subprocess.run(['/bin/sh', '-c', nodelock.acquire_command(path, wanted)], capture_output=True, text=True,
+                          check=False)
+    return nodelock.parse_acquire(wanted, proc.returncode, proc.stdout)
+
+
+@pytest.mark.parametrize('name', ['sub/node.lock', "it's a \"lock\" $(touch pwned) `x`.lock", '-dash.lock'])
+@pytest.mark.parametrize('run_id', ['20261204T180000Z-42', "odd 'id' \"with\" $HOME and \\ * ?"])
+def test_the_shell_acquire_does_what_acquire_does(tmp_path, name, run_id):
+    """node_lock's action plugin takes the lock with a shell command (no Python on the node): the same file, bytes
+    and mode, and the same outcomes as acquire() on the same files, whatever the path and the run id hold."""
+    path = str(tmp_path / name)
+    mine = holder(run_id, playbook="node_prep's \"play\"")
+    assert _shell_acquire(path, mine) == ('acquired', mine, 0)
+    with open(path, 'rb') as handle:
+        written = handle.read()
+    mode = os.stat(path).st_mode
+    os.remove(path)
+    nodelock.acquire(path, mine)
+    with open(path, 'rb') as handle:
+        assert handle.read() == written, 'the bytes acquire() writes'
+    assert os.stat(path).st_mode == mode
+    os.utime(path, (1, 1))
+    outcome, current, age = _shell_acquire(path, mine)
+    assert (outcome, current) == ('refreshed', mine) and age > 1000
+    assert nodelock.read_lock(path)[1] < 60, 'renewed'
+    # another run's lock, also one whose playbook names this run id, is held, not ours
+    other = holder(run_id + 'x', playbook='"run_id": %s' % run_id)
+    outcome, current, _age = _shell_acquire(path, other)
+    assert (outcome, current) == ('held', mine)
+    assert nodelock.acquire(path, other)[:2] == ('held', mine)
+    assert not os.path.exists(str(tmp_path / 'pwned'))
+
+
+def test_the_shell_acquire_leaves_what_it_cannot_decide_to_the_module(tmp_path):
+    path = str(tmp_path / 'node.lock')
+    os.mkdir(path)  # a directory where the lock should be: neither created nor read
+    assert _shell_acquire(path, holder('a')) is None
+    assert nodelock.parse_acquire(holder('a'), 0, 'something else\n') is None
+    assert nodelock.parse_acquire(holder('a'), 1, 'acquired\n') is None
+    with open(str(tmp_path / 'garbage.lock'), 'w') as handle:
+        handle.write('not json')
+    outcome, current, _age = _shell_acquire(str(tmp_path / 'garbage.lock'), holder('a'))
+    assert (outcome, current) == ('held', {'unreadable': 'not json'})
