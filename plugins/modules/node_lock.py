@@ -23,7 +23,12 @@ description:
   - V(state=present) by the holder again renews the lock; V(state=absent) removes it only when O(run_id) holds it.
   - V(state=absent) starts no Python on the node - the action plugin runs one POSIX shell command (C(cat), C(rm))
     that removes the file only when it names O(run_id) - so the release at the end of a run costs a round trip
-    without a module start. Every other state runs this module.
+    without a module start.
+  - V(state=present) starts no Python on the node either, except to take over a stale lock - the action plugin runs
+    one POSIX shell command (the shell's C(set -C), C(mkdir), C(cat), C(stat -c %Y), C(touch), C(sync)) that creates
+    the file exclusively with the same JSON the module writes, or renews it when it names O(run_id), or reports the
+    holder and the file's age. When that command cannot decide (a file or directory it cannot read or write, a
+    C(stat) without C(-c)), this module runs instead. V(state=query) and check mode run this module.
   - In check mode nothing is written; the module reports who holds the lock (RV(holder)) and warns when it is
     held by another run.
 author:
@@ -84,7 +89,8 @@ options:
     type: str
 notes:
   - The module runs through an action plugin on the controller, which checks whether the holder's process still
-    exists when it was started from the same controller host; the node needs only Python's standard library.
+    exists when it was started from the same controller host; the node needs only Python's standard library (and
+    a POSIX shell with the commands above for the lock taken and released without it).
 '''
 
 EXAMPLES = r'''
