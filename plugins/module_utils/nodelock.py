@@ -72,6 +72,16 @@ def stale_reason(holder, age, max_age, controller, holder_alive):
     return ''
 
 
+def lock_text(holder):
+    """The text of a lock file held by ``holder``: what ``_write_new`` and ``acquire_command`` write."""
+    return json.dumps(holder, sort_keys=True) + '\n'
+
+
+def run_id_text(run_id):
+    """The part of ``lock_text`` that names the holder's run, which the shell commands look for."""
+    return '"run_id": ' + json.dumps(run_id)
+
+
 def read_lock(path):
     """(holder or None, age in seconds or None)."""
     try:
@@ -91,7 +101,7 @@ def _write_new(path, holder):
         os.makedirs(directory, 0o755)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        os.write(fd, (json.dumps(holder, sort_keys=True) + '\n').encode('utf-8'))
+        os.write(fd, lock_text(holder).encode('utf-8'))
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -178,16 +188,15 @@ def acquire_command(path, holder):
     outcome on its first line: ``acquired``; or ``refreshed AGE`` / ``held AGE`` (the file's age in seconds before
     this command) followed by the file's text. Any other exit status than 0 (the directory, the file or its time
     could not be read or written, the file went away meanwhile) is for the caller to run the module instead."""
-    text = json.dumps(holder, sort_keys=True)
-    needle = '"run_id": ' + json.dumps(holder.get('run_id'))
     directory = os.path.dirname(path) or '.'
     return ('umask 022; f=%s; d=%s; [ -d "$d" ] || mkdir -p -- "$d" || exit 5; now=$(date +%%s) || exit 7; '
-            'if (set -C; printf "%%s\\n" %s > "$f") 2>/dev/null; then sync -- "$f" 2>/dev/null || sync; '
+            'if (set -C; printf "%%s" %s > "$f") 2>/dev/null; then sync -- "$f" 2>/dev/null || sync; '
             'echo acquired; exit 0; fi; '
             'c=$(cat -- "$f") || exit 3; m=$(stat -c %%Y -- "$f") || exit 7; '
             'case "$c" in *%s*) touch -c -- "$f" || exit 4; echo "refreshed $((now - m))";; '
             '*) echo "held $((now - m))";; esac; printf "%%s" "$c"'
-            % (shlex.quote(path), shlex.quote(directory), shlex.quote(text), shlex.quote(needle)))
+            % (shlex.quote(path), shlex.quote(directory), shlex.quote(lock_text(holder)),
+               shlex.quote(run_id_text(holder.get('run_id')))))
 
 
 def parse_acquire(holder, rc, stdout):
@@ -210,7 +219,7 @@ def release_command(path, run_id):
     it. It prints the outcome on its first line (``released``, ``absent`` or ``not_ours``, then the file's text);
     exit status 3: the file could not be read, 4: it could not be removed (stderr says why). The holder is
     recognised by the text ``_write_new`` writes (``json.dumps`` with sorted keys: ``"run_id": "<id>"``)."""
-    needle = '"run_id": ' + json.dumps(run_id)
+    needle = run_id_text(run_id)
     return ('f=%s; if [ ! -e "$f" ]; then echo absent; exit 0; fi; '
             'c=$(cat -- "$f") || { [ -e "$f" ] || { echo absent; exit 0; }; exit 3; }; '
             'case "$c" in *%s*) rm -f -- "$f" || exit 4; echo released;; '
