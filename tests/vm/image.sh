@@ -99,6 +99,13 @@ configure_rootfs() {
   python3 "$VM_DIR/oci_archive.py" $R/var/lib/numaops-vm/images/busybox.tar numaops.invalid/busybox:1 \
     --entrypoint /bin/sh --file /bin/busybox=$R/bin/busybox "${links[@]}" >/dev/null
   rm -f pause
+  # Python keeps the bytecode of modules imported from a zip archive (Ansible's module payloads) as it does for
+  # files: guest/zipimport_cache.py, imported at interpreter start by a .pth file
+  local site
+  site=$(chroot $R python3 -c 'import site; print(site.getsitepackages()[0])')
+  install -d -m755 "$R$site"
+  install -m644 "$G/zipimport_cache.py" "$R$site/zipimport_cache.py"
+  printf 'import zipimport_cache\n' >"$R$site/zipimport_cache.pth"
   rm -f $R/var/cache/apt/archives/*.deb $R/var/cache/apt/*.bin
   rm -rf $R/var/lib/apt/lists/*_Packages
   log "build: rootfs configured in $(took "$t")s"

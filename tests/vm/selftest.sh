@@ -49,6 +49,15 @@ printf 'if true; then\n' >/run/bad.cfg
 check "grub-script-check rejects a broken config" '! grub-script-check /run/bad.cfg 2>/dev/null'
 check "update-grub regenerates /boot/grub/grub.cfg" 'update-grub >/dev/null 2>&1 && grep -q "^\s*linux\s" /boot/grub/grub.cfg'
 
+# --- Python keeps the bytecode of a module imported from a zip archive (guest/zipimport_cache.py)
+Z=$(mktemp -d); printf 'def where():\n    return where.__code__.co_filename\n' >$Z/numaops_selftest_mod.py
+python3 -c "import zipfile; zipfile.ZipFile('$Z/a.zip', 'w').write('$Z/numaops_selftest_mod.py', 'numaops_selftest_mod.py')"
+cp $Z/a.zip $Z/b.zip
+first=$(python3 -c "import sys; sys.path.insert(0, '$Z/a.zip'); import numaops_selftest_mod as m; print(m.where())")
+second=$(python3 -c "import sys; sys.path.insert(0, '$Z/b.zip'); import numaops_selftest_mod as m; print(m.where())")
+check "a module imported from a zip archive is compiled once, then loaded from the cache with its own file name" '[ "$first" = "$Z/a.zip/numaops_selftest_mod.py" ] && [ "$second" = "$Z/b.zip/numaops_selftest_mod.py" ] && [ -n "$(grep -rl where /var/cache/numaops-zipimport 2>/dev/null)" ]'
+rm -rf $Z
+
 echo "# selftest: end of the checks"
 GUEST
 # a command that read the script's own stdin would end it early: the end marker says every check ran
