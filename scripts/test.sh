@@ -91,8 +91,9 @@ ensure_upstream() { nice -n 5 scripts/upstream.sh build $UPSTREAM_COMPONENTS; fe
 stage_unit() {
   ensure_upstream
   log "pytest -m unit_stage: tests/system and the tests of tests/unit that ansible-test units does not run (the real-kubelet agreement test runs in the kubelets stage)"
+  # the 25 slowest tests named at the end: where the stage's time goes
   PYTHONPATH="$LINK_TOP" python -m pytest -q -p no:cacheprovider -m unit_stage tests/unit tests/system \
-    --ignore "$KUBELET_AGREEMENT"
+    --ignore "$KUBELET_AGREEMENT" --durations=25
 }
 stage_kubelets() {
   if [ "${NUMAOPS_SKIP_UPSTREAM_KUBELET:-0}" = 1 ]; then
