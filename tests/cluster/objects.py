@@ -198,11 +198,11 @@ def restore(client, baseline_uids, nodes):
         if node.metadata.uid not in baseline_uids or _changed_node(node) or node.metadata.name not in wanted:
             _delete(lambda node=node: core.delete_node(node.metadata.name))
     crds = dynamic.resources.get(api_version='apiextensions.k8s.io/v1', name='customresourcedefinitions')
-    # a definition goes once the API server's finalizer has deleted every object of its kind: on a loaded machine
-    # that takes as long as the namespaces above
+    # a definition goes once the API server's finalizer has deleted every object of its kind: on a machine loaded by
+    # the VM job beside this one that has taken more than two minutes
     wait_for(lambda: all(i.metadata.uid in baseline_uids for i in crds.get().items),
              'custom resource definitions to go (%s)' % ', '.join(
-                 sorted(i.metadata.name for i in crds.get().items if i.metadata.uid not in baseline_uids)), timeout=120)
+                 sorted(i.metadata.name for i in crds.get().items if i.metadata.uid not in baseline_uids)), timeout=300)
     present = {n.metadata.name for n in core.list_node().items if not n.metadata.deletion_timestamp}
     wait_for(lambda: {n.metadata.name for n in core.list_node().items} <= present, 'nodes to go')
     for name in sorted(wanted - present):
