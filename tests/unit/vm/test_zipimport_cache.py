@@ -42,18 +42,13 @@ def _cache(monkeypatch, tmp_path):
 def _import_from(archive, name, value):
     with zipfile.ZipFile(str(archive), 'w') as out:
         out.writestr(name + '.py', SOURCE % value)
-    sys.path.insert(0, str(archive))
-    try:
-        return zipimport.zipimporter(str(archive)).load_module(name) if sys.version_info < (3, 10) \
-            else _exec(zipimport.zipimporter(str(archive)), name)
-    finally:
-        sys.path.remove(str(archive))
-        sys.modules.pop(name, None)
-
-
-def _exec(importer, name):
-    spec = importlib.util.spec_from_loader(name, importer)
-    module = importlib.util.module_from_spec(spec)
+    importer = zipimport.zipimporter(str(archive))
+    if sys.version_info < (3, 10):
+        try:
+            return importer.load_module(name)
+        finally:
+            sys.modules.pop(name, None)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, importer))
     importer.exec_module(module)
     return module
 
