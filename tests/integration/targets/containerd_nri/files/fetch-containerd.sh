@@ -13,13 +13,19 @@ cache=$2/$suite
 bin=$cache/root/usr/bin
 if [ -x "$bin/containerd" ]; then echo "$bin"; exit 0; fi
 mkdir -p "$cache/lists/partial" "$cache/archives/partial" "$cache/debs"
+# one fetch per suite at a time (test stages run side by side): a second caller waits, then takes what the first fetched
+exec 9>"$cache/fetch.lock"
+flock 9
+if [ -x "$bin/containerd" ]; then echo "$bin"; exit 0; fi
 echo "deb http://deb.debian.org/debian $suite main" >"$cache/sources.list"
 set -- -o Dir::Etc::sourcelist="$cache/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
   -o Dir::State::Lists="$cache/lists" -o Dir::Cache="$cache" -o Dir::Cache::archives="$cache/archives" \
   -o APT::Sandbox::User=root
 apt-get -qq "$@" update >&2
 (cd "$cache/debs" && apt-get -qq "$@" download containerd >&2)
+rm -rf "$cache/root.new"
+dpkg-deb -x "$cache"/debs/containerd_*.deb "$cache/root.new"
 rm -rf "$cache/root"
-dpkg-deb -x "$cache"/debs/containerd_*.deb "$cache/root"
+mv "$cache/root.new" "$cache/root"
 "$bin/containerd" --version >&2
 echo "$bin"
