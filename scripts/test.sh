@@ -35,9 +35,10 @@ UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubeadm kubelet-1.
 UPSTREAM_VM="kubernetes kubelet-1.31 etcd kwok"
 UPSTREAM_REST="kubelet-1.37 kubeadm volcano containerd"
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
-# the molecule scenarios that start the test control plane (tests/cluster) in their prepare step (vm: in its
-# create step, and its node runs the real kubelets)
-CLUSTER_SCENARIOS="colocation_cluster colocation_controller memory_qos_role node_prep node_prep_failure vm"
+# the molecule scenarios that start the test control plane (tests/cluster) in their prepare step, and need every
+# upstream program first (the vm scenario is not one: it builds, or waits for, each program where it first needs it,
+# so that its VM starts on the control plane and the first kubelet alone while the others are built beside it)
+CLUSTER_SCENARIOS="colocation_cluster colocation_controller memory_qos_role node_prep node_prep_failure"
 STAGES=("$@"); [ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
 PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
@@ -198,9 +199,7 @@ stage_molecule() {
       echo "!!! molecule scenario 'vm' SKIPPED because NUMAOPS_SKIP_VM=1 — the real-node tests did not run !!!"
       continue
     fi
-    # the vm scenario builds (or waits for) each program where it first needs it: its VM starts on the control plane
-    # and the first kubelet alone, while the other programs are built beside it
-    [[ " $CLUSTER_SCENARIOS " != *" $name "* ]] || [ "$name" = vm ] || ensure_upstream
+    [[ " $CLUSTER_SCENARIOS " != *" $name "* ]] || ensure_upstream
     if [ "$name" = vm ] && [ -z "${NUMAOPS_LANE:-}" ]; then
       # in a whole run the vmimage job did this
       log "tests/vm/vm.sh selftest (the raw test node, before the vm scenario)"
