@@ -27,13 +27,13 @@ cd "$NUMAOPS_ROOT"
 ALL_STAGES=(upstream unit kubelets sanity units integration lint build docs release ee molecule)
 UPSTREAM_COMPONENTS=${NUMAOPS_UPSTREAM_COMPONENTS:-kubernetes kubeadm kubelet-1.37 kubelet-1.31 volcano containerd etcd kwok}
 # In a whole run the upstream stage is two jobs: upstream:vm builds what the vm scenario needs when it starts (the
-# control plane, etcd, kwok, and the kubelet its node joins with), so that the VM job starts as soon as they are
-# there; upstream:rest builds the others (the newest kubelet, kubeadm, Volcano, the newest containerd)
+# control plane, etcd, and the kubelet its node joins with), so that the VM job starts as soon as they are
+# there; upstream:rest builds the others (the newest kubelet, kubeadm, Volcano, the newest containerd, kwok)
 # beside the VM job's first steps, at a lower priority than the VM. The vm scenario builds or waits for each of
 # these where it first needs it (scripts/upstream.sh build takes each component's lock: a second caller waits for
 # the first, then reuses what it built).
-UPSTREAM_VM="kubernetes kubelet-1.31 etcd kwok"
-UPSTREAM_REST="kubelet-1.37 kubeadm volcano containerd"
+UPSTREAM_VM="kubernetes kubelet-1.31 etcd"
+UPSTREAM_REST="kubelet-1.37 kubeadm volcano containerd kwok"
 KUBELET_AGREEMENT=tests/unit/plugins/module_utils/test_kubelet_upstream.py
 # the molecule scenarios that start the test control plane (tests/cluster) in their prepare step, and need every
 # upstream program first (the vm scenario is not one: it builds, or waits for, each program where it first needs it,

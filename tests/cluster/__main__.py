@@ -40,6 +40,8 @@ def main(argv=None):
     start.add_argument('--node', action='append', default=[], help='a Ready kwok node of this name (repeatable)')
     start.add_argument('--never-ready', action='append', default=[],
                        help='namespace/name of a Deployment/DaemonSet whose pods never become ready (repeatable)')
+    start.add_argument('--no-kwok', dest='kwok', action='store_false',
+                       help='no kwok (the nodes are real kubelets): with --nodes 0, no --node and no --never-ready')
     stop = sub.add_parser('stop')
     stop.add_argument('--dir', required=True)
     requests = sub.add_parser('requests', help='what the admin user sent (the audit log), as JSON')
@@ -85,7 +87,10 @@ def main(argv=None):
         with open(os.path.join(directory, 'state.json')) as handle:
             state = json.load(handle)
         plane = controlplane.ControlPlane.attach(state)
-        plane.set_never_ready(args.workloads)
+        try:
+            plane.set_never_ready(args.workloads)
+        except controlplane.ControlPlaneError as exc:
+            sys.exit(str(exc))
         print(json.dumps({'never_ready': sorted(plane.never_ready)}))
         return 0
     if os.path.exists(os.path.join(directory, 'state.json')):
@@ -93,7 +98,7 @@ def main(argv=None):
     os.makedirs(directory, exist_ok=True)
     nodes = list(args.node) + ['node-%d' % i for i in range(1, args.nodes + 1)]
     try:
-        plane = controlplane.ControlPlane(directory, nodes=nodes, never_ready=args.never_ready).start()
+        plane = controlplane.ControlPlane(directory, nodes=nodes, never_ready=args.never_ready, kwok=args.kwok).start()
     except controlplane.ControlPlaneError as exc:
         sys.exit('the control plane did not start: %s' % exc)
     with open(os.path.join(directory, 'state.json')) as handle:

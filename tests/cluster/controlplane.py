@@ -254,10 +254,17 @@ def stop_state(directory):
 class ControlPlane:
     """A control plane in ``directory``; ``start()`` returns once the API serves and the nodes are Ready."""
 
-    def __init__(self, directory, nodes=('node-1', 'node-2'), never_ready=()):
+    def __init__(self, directory, nodes=('node-1', 'node-2'), never_ready=(), kwok=True):
+        """``kwok=False``: no kwok (a control plane whose nodes are real kubelets, as the VM scenario's); it then takes
+        no kwok nodes and no never-ready workloads."""
+        if not kwok and (nodes or never_ready):
+            raise ControlPlaneError('a control plane without kwok has no kwok nodes (%s) and no never-ready workloads '
+                                    '(%s): start it with kwok' % (', '.join(nodes) or 'none',
+                                                                  ', '.join(never_ready) or 'none'))
         self.directory = os.path.abspath(str(directory))
         self.initial_nodes = tuple(nodes)
         self.never_ready = set(never_ready)
+        self.kwok = kwok
         self.processes = []
         self._popen = {}
         self.ports = {}
@@ -271,7 +278,8 @@ class ControlPlane:
     @classmethod
     def attach(cls, state):
         """The control plane a state file describes (to change it from another process)."""
-        plane = cls(state['directory'], nodes=state['nodes'], never_ready=state['never_ready'])
+        plane = cls(state['directory'], nodes=state['nodes'], never_ready=state['never_ready'],
+                    kwok=state.get('kwok', True))
         plane.processes = state['processes']
         plane.ports = state['ports']
         plane.server = state['server']
@@ -322,7 +330,7 @@ class ControlPlane:
             'directory': self.directory, 'server': self.server, 'kubeconfig': self.kubeconfig_path,
             'ports': self.ports,
             'processes': self.processes, 'nodes': list(self.initial_nodes), 'never_ready': sorted(self.never_ready),
-            'startup_seconds': self.startup_seconds,
+            'kwok': self.kwok, 'startup_seconds': self.startup_seconds,
         })
 
     # --- processes ----------------------------------------------------------------------------------
@@ -476,6 +484,9 @@ class ControlPlane:
 
     def set_never_ready(self, workloads):
         """Workloads (``namespace/name``) whose pods never become ready: kwok restarts with new stages."""
+        if not self.kwok:
+            raise ControlPlaneError('the control plane in %s runs without kwok: no workload can be made never-ready '
+                                    '(start it with kwok)' % self.directory)
         self.never_ready = set(workloads)
         stop_processes([p for p in self.processes if p['name'] == 'kwok'])
         self.processes = [p for p in self.processes if p['name'] != 'kwok']
@@ -491,7 +502,8 @@ class ControlPlane:
             self.write_state()
             self.start_controller_manager()
             self.start_scheduler()
-            self.start_kwok()
+            if self.kwok:
+                self.start_kwok()
             client = self.api_client()
             try:
                 from .objects import add_node, wait_for
