@@ -134,6 +134,8 @@ class ActionModule(NodeFilesAction):
         if empty:
             raise AnsibleActionFail(_refusal(self._task.args.get('path') or kubelet.DEFAULT_PATH, empty))
         # reserved_system_cpus/reserved_memory: auto are derived from the node's NUMA facts (numa_auto.py)
+        # the node's online CPUs, which a static CPU manager checkpoint must account for, are read below it too
+        online_cpus = kubelet.online_cpus_path(self._task.args.get('topology_root') or '/')
         self._task.args, auto = numa_auto.take_auto(self._task.args)
         if auto and numa_auto.check_request(auto):
             raise AnsibleActionFail(_refusal(self._task.args.get('path') or kubelet.DEFAULT_PATH,
@@ -158,13 +160,13 @@ class ActionModule(NodeFilesAction):
             raise AnsibleActionFail(_refusal(path, err.errors))
 
         if args['write_to'] == 'dropin' or args['enable_config_dir']:
-            return kubelet_dropin_mode.run(self, result, args, asked, dropped, wanted, auto, task_vars)
+            return kubelet_dropin_mode.run(self, result, args, asked, dropped, wanted, auto, task_vars, online_cpus)
         minor = _minor(args['kubelet_version'])
         config_dir = args.get('config_dir')
         dropin_paths, dropin_skipped, link_warning = (
             self._list_dropins(config_dir, path, task_vars) if config_dir else ([], [], None))
-        files = self.read_files([path, cpu_state, memory_state] + dropin_paths, task_vars,
-                                opaque=(cpu_state, memory_state))
+        files = self.read_files([path, cpu_state, memory_state, online_cpus] + dropin_paths, task_vars,
+                                opaque=(cpu_state, memory_state, online_cpus))
         dropins = self._load_dropins(files, dropin_paths)
         current_file = files[path]
         if current_file.exists:
@@ -207,7 +209,8 @@ class ActionModule(NodeFilesAction):
         if link_warning:
             warnings.append(link_warning)
         removals, state_warnings = kubelet.state_files_to_remove(
-            current_effective, new_effective, files[cpu_state].text, files[memory_state].text, state_dir)
+            current_effective, new_effective, files[cpu_state].text, files[memory_state].text, state_dir,
+            kubelet.parse_online_cpus(files[online_cpus].text))
         warnings.extend(state_warnings)
 
         new_text = kubelet_yaml.render_exact(text, doc, new_config, changed_fields, path, 'configuration',

@@ -64,3 +64,22 @@ def format_cpuset(cpus):
         parts.append(str(start) if start == end else '%d-%d' % (start, end))
         index += 1
     return ','.join(parts)
+
+
+# the node's online CPUs, below a root (numa_facts' root; / on a node): the CPUs the kubelet's CPU manager counts
+ONLINE_CPUS_FILE = 'sys/devices/system/cpu/online'
+
+
+def online_cpus_path(root):
+    """The file listing the node's online CPUs, below ``root`` (/ on a node)."""
+    return (root or '/').rstrip('/') + '/' + ONLINE_CPUS_FILE
+
+
+def parse_online_cpus(text):
+    """The CPU set of an online CPUs file's text, or None when it is absent (``text`` None) or not a CPU list."""
+    if text is None:
+        return None
+    try:
+        return parse_cpuset(text.strip())
+    except ValueError:
+        return None

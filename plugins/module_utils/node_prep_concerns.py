@@ -20,6 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.numaops.colocation.plugins.module_utils import koordlet_node, kubelet_target
 from ansible_collections.numaops.colocation.plugins.module_utils import node_prep_services as services
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import online_cpus_path
 from ansible_collections.numaops.colocation.plugins.module_utils.values import truthy as _truthy, unique as _unique
 
 
@@ -278,7 +279,9 @@ def _kubelet_plan_reads(options):
     # in drop-in mode the role's drop-in too (the unit drop-in is read with the unit files by kubelet_config)
     dropin = ([options['config_dir'].rstrip('/') + '/' + options.get('drop_in_name', kubelet_target.DEFAULT_DROP_IN_NAME)]
               if options.get('write_to') == 'dropin' and options.get('config_dir') else [])
-    return ([options['path']] if options.get('path') else []) + dropin + _checkpoints(options['state_dir'])
+    # and the node's online CPUs, which a static CPU manager checkpoint is checked against (never written)
+    return (([options['path']] if options.get('path') else []) + dropin + _checkpoints(options['state_dir'])
+            + [online_cpus_path(options.get('topology_root') or '/')])
 
 
 def _dropin(plan):

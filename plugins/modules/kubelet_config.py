@@ -30,6 +30,11 @@ description:
     match its content, checked with the kubelet's own algorithm) is removed whatever the configuration change, even
     when nothing else changes, because the kubelet refuses to start with it. The reason is in
     RV(state_files_removed_reasons), in RV(msg) and in the diff.
+  - Under the C(static) CPU manager policy, a CPU manager checkpoint that the kubelet would refuse as its static
+    policy checks it (reserved CPUs missing from the shared pool, an assignment that overlaps it, or CPUs that do not
+    add up to the node's online CPUs, read from C(sys/devices/system/cpu/online) below O(topology_root)) is removed
+    too, with the reason. A kubelet stopped between the two writes of a container's removal leaves such a file, and
+    then refuses to start until it is removed.
   - An option that is not set leaves its key alone. An empty value of the option's type removes the key -
     V("") for a string option (O(cpu_manager_policy), O(cpu_manager_reconcile_period), O(topology_manager_policy),
     O(topology_manager_scope), O(memory_manager_policy), O(reserved_system_cpus)), V({}) for a dictionary option
@@ -235,6 +240,8 @@ options:
     description:
       - With an V(auto) value, the directory below which the node's C(sys/devices/system/{cpu,node}) are read
         (the O(numaops.colocation.numa_facts#module:root) of M(numaops.colocation.numa_facts)). V(/) on a node.
+      - The node's online CPUs (C(sys/devices/system/cpu/online)), which a C(static) CPU manager checkpoint must
+        account for, are read below it whatever the values; when that file is missing, that check is skipped.
     type: path
     default: /
   system_reserved:

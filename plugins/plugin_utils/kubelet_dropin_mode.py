@@ -155,10 +155,12 @@ class DropinRun(object):
     """One run of the drop-in mode for an action plugin (``action``: NodeFilesAction with _list_dropins,
     _load_dropins, plan)."""
 
-    def __init__(self, action, args, task_vars):
+    def __init__(self, action, args, task_vars, online_cpus):
         self.action = action
         self.args = args
         self.task_vars = task_vars
+        # the node's online CPUs file (kubelet.online_cpus_path), read with the checkpoints they are checked against
+        self.online_cpus = online_cpus
         self.path = args['path']
         self.config_dir = args['config_dir']
         self.ours = posixpath.join(self.config_dir, args['drop_in_name'])
@@ -213,7 +215,8 @@ class DropinRun(object):
         self.cpu_state = posixpath.join(state_dir, kubelet.CPU_STATE_FILE)
         self.memory_state = posixpath.join(state_dir, kubelet.MEMORY_STATE_FILE)
         paths = [self.path, self.cpu_state, self.memory_state] + [p for p in dropin_paths if p != self.ours]
-        files = self.action.read_files(paths + [self.ours], self.task_vars, opaque=(self.cpu_state, self.memory_state))
+        files = self.action.read_files(paths + [self.ours, self.online_cpus], self.task_vars,
+                                       opaque=(self.cpu_state, self.memory_state, self.online_cpus))
         main_file = files[self.path]
         if not main_file.exists:
             self.fail(['%s does not exist; write_to: dropin reads the main file and leaves it as it is. Point path '
@@ -247,12 +250,12 @@ class DropinRun(object):
         return files, main, others, text, doc, current
 
 
-def run(action, result, args, asked, dropped, wanted, auto, task_vars):
+def run(action, result, args, asked, dropped, wanted, auto, task_vars, online_cpus):
     """kubelet_config with ``write_to: dropin`` (and ``enable_config_dir``): returns the task result."""
     errors = request_errors(args)
     if errors:
         raise AnsibleActionFail(refusal(args.get('config_dir') or args['path'], errors))
-    job = DropinRun(action, args, task_vars)
+    job = DropinRun(action, args, task_vars, online_cpus)
     path, ours, config_dir = job.path, job.ours, job.config_dir
     check_mode = action._play_context.check_mode
     minor = version_minor(args['kubelet_version'])
@@ -300,7 +303,8 @@ def run(action, result, args, asked, dropped, wanted, auto, task_vars):
         raise AnsibleActionFail(refusal(ours, err.errors))
     warnings = job.warnings + warnings
     removals, state_warnings = kubelet.state_files_to_remove(
-        current_effective, new_effective, files[job.cpu_state].text, files[job.memory_state].text, args['state_dir'])
+        current_effective, new_effective, files[job.cpu_state].text, files[job.memory_state].text, args['state_dir'],
+        kubelet.parse_online_cpus(files[job.online_cpus].text))
     warnings.extend(state_warnings)
 
     changed_fields = dropin.dropin_changes(current, new_mine)

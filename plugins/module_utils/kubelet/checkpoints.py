@@ -11,7 +11,8 @@ import json
 import re
 from fractions import Fraction
 
-from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (  # noqa: F401 (online_cpus_path)
+    format_cpuset, online_cpus_path, parse_cpuset, parse_online_cpus)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     CPU_STATE_FILE, DEFAULT_STATE_DIR, MEMORY_STATE_FILE, effective, parse_go_bool, pretty)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.plan import normal_reserved_memory
@@ -242,6 +243,78 @@ def recorded_policy(text):
     return None
 
 
+def _cpu_records(text):
+    """(default CPU set, [(pod, container, CPU set)]) of a CPU manager checkpoint the kubelet can restore (v1, v2 and
+    the 1.37 ``data`` format), or None when it records pod-level assignments (``podEntries``), which the kubelet
+    counts only under a feature gate."""
+    doc = json.loads(text)
+    if 'data' in doc:
+        doc = json.loads(doc['data'])
+    if doc.get('podEntries'):
+        return None
+    assigned = []
+    for key, value in sorted((doc.get('entries') or {}).items()):
+        if isinstance(value, dict):
+            assigned.extend((key, name, parse_cpuset(cpus)) for name, cpus in sorted(value.items()))
+        elif isinstance(value, str):
+            assigned.append(('', key, parse_cpuset(value)))
+    return parse_cpuset(doc.get('defaultCpuSet', '')), assigned
+
+
+def cpu_state_refusal(text, config, online_cpus):
+    """Why the kubelet, started with ``config`` under the static CPU manager policy, refuses the CPU manager
+    checkpoint ``text`` (one it can read: see checkpoint_problem), or None when it starts with it.
+
+    The checks of the static policy's validateState (k8s.io/kubernetes pkg/kubelet/cm/cpumanager/policy_static.go,
+    1.31 to 1.38): assignments beside an empty default set, reserved CPUs missing from the default set (or, with
+    strict-cpu-reservation, present in it), an assignment overlapping the default set, and the CPUs the checkpoint
+    records (default set and assignments) against the node's ``online_cpus`` (a set; None when unknown: that check
+    is skipped). A kubelet stopped between the two writes of a container's removal leaves such a file: the entry
+    gone, its CPUs not yet back in the default set."""
+    records = _cpu_records(text)
+    if records is None:
+        return None
+    default, assigned = records
+    refuses = 'the kubelet would refuse to start with "%s"; it asks for the file to be removed'
+    if not default:
+        if assigned:
+            return ('its default CPU set is empty while it records CPU assignments; ' + refuses
+                    % 'default cpuset cannot be empty')
+        return None
+    kind, reserved = _cpu_reservation(config)
+    strict = _strict(config)
+    if kind == 'cpus':
+        if strict and reserved & default:
+            return ('the strictly reserved CPUs %s are in its default CPU set %s; ' % (
+                format_cpuset(reserved & default), format_cpuset(default)) + refuses
+                % 'some of strictly reserved cpus ... are present in defaultCpuSet')
+        if not strict and not reserved <= default:
+            return ('the reserved CPUs %s are not all in its default CPU set %s; ' % (
+                format_cpuset(reserved), format_cpuset(default)) + refuses
+                % 'not all reserved cpus ... are present in defaultCpuSet')
+    for pod, container, cpus in assigned:
+        if cpus & default:
+            return ('the CPUs %s of container "%s"%s overlap its default CPU set %s; ' % (
+                format_cpuset(cpus), container, ' in pod "%s"' % pod if pod else '', format_cpuset(default))
+                + refuses % 'overlaps with default cpuset')
+    if online_cpus is None:
+        return None
+    expected = frozenset(online_cpus)
+    if strict:
+        if kind != 'cpus':
+            # which CPUs the kubelet reserves for a count is its own choice
+            return None
+        expected = expected - reserved
+    known = frozenset(default).union(*[cpus for _pod, _container, cpus in assigned])
+    if known != expected:
+        return ('it records CPUs %s (default set %s%s) but the node has CPUs %s%s; ' % (
+            format_cpuset(known) or '(none)', format_cpuset(default),
+            ''.join(', %s: %s' % (container, format_cpuset(cpus)) for _pod, container, cpus in assigned),
+            format_cpuset(expected) or '(none)', ' besides the strictly reserved ones' if strict else '')
+            + refuses % "current set of available CPUs ... doesn't match with CPUs in state")
+    return None
+
+
 _CORRUPT = ('the %s manager checkpoint is corrupt: %s; the kubelet refuses to start with it ("could not restore '
             'state from checkpoint"), whatever the configuration')
 
@@ -273,11 +346,12 @@ def _checkpoint_reason(kind, state, before, after, key, static, holds, static_ch
     return next(static_changes, None)
 
 
-def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFAULT_STATE_DIR):
+def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFAULT_STATE_DIR, online_cpus=None):
     """Decide which checkpoint files must go for the kubelet to start with ``after``.
 
-    ``cpu_state`` / ``memory_state`` are the files' text (None when absent). Returns
-    ``(removals, warnings)`` where removals is a list of ``{'path', 'reason'}``.
+    ``cpu_state`` / ``memory_state`` are the files' text (None when absent); ``online_cpus`` the node's online CPUs
+    (a set, None when unknown), against which a static CPU manager checkpoint is checked as the kubelet checks it
+    (cpu_state_refusal). Returns ``(removals, warnings)`` where removals is a list of ``{'path', 'reason'}``.
     """
     removals = []
     warnings = []
@@ -296,6 +370,8 @@ def state_files_to_remove(before, after, cpu_state, memory_state, state_dir=DEFA
                        % ('on' if _strict(after) else 'off', 'includes' if _strict(after) else 'excludes'))
         reason = _checkpoint_reason('cpu', cpu_state, before, after, 'cpuManagerPolicy', 'static',
                                     'CPU assignment', cpu_static_changes())
+        if not reason and effective(after, 'cpuManagerPolicy') == 'static':
+            reason = cpu_state_refusal(cpu_state, after, online_cpus)
         if reason:
             removals.append({'path': _state_path(base, CPU_STATE_FILE), 'reason': reason})
 

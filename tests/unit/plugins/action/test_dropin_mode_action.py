@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet
 from ansible_collections.numaops.colocation.plugins.modules import numa_facts
 from ansible_collections.numaops.colocation.tests.unit.plugins.action import test_dropin_action
 from ansible_collections.numaops.colocation.tests.unit.plugins.module_utils.numa_trees import tree
@@ -335,3 +336,23 @@ def test_a_node_moved_from_main_file_mode_needs_no_restart(tmp_path, run_action)
     back = run_action(path=str(path), state_dir=str(state_dir), config_dir=str(config_dir),
                       cpu_manager_policy='none', reserved_system_cpus='')
     assert back['failed'] and str(config_dir / OURS) + ' sets cpuManagerPolicy to "static"' in back['msg'], back
+
+
+def test_a_static_checkpoint_the_kubelet_would_refuse_is_removed_in_drop_in_mode(tmp_path, run_action):
+    # CPU 1 is in no set of the checkpoint (a kubelet stopped between the two writes of a container's removal)
+    path, state_dir, config_dir = node(tmp_path, 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n', {})
+    state = state_dir / 'cpu_manager_state'
+    state.write_text(kubelet.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '0', 'entries': {}}))
+    online = tmp_path / 'node/sys/devices/system/cpu/online'
+    online.parent.mkdir(parents=True)
+    online.write_text('0-1\n')
+    args = args_for(path, state_dir, config_dir, topology_manager_policy='single-numa-node',
+                    topology_root=str(tmp_path / 'node'))
+    checked = run_action(check_mode=True, **args)
+    assert not checked.get('failed'), checked
+    assert checked['state_files_removed'] == [str(state)] and state.exists()
+    assert checked['state_files_removed_reasons'][str(state)].startswith(
+        'it records CPUs 0 (default set 0) but the node has CPUs 0-1')
+    result = run_action(**args)
+    assert keys_of(result) == keys_of(checked) and not state.exists()
+    assert run_action(**args)['changed'] is False

@@ -17,6 +17,7 @@ from ansible.playbook.play_context import PlayContext
 from ansible.playbook.task import Task
 
 from ansible_collections.numaops.colocation.plugins.action.kubelet_config import ActionModule
+from ansible_collections.numaops.colocation.plugins.module_utils import kubelet as k
 from ansible_collections.numaops.colocation.plugins.modules import node_files
 from ansible_collections.numaops.colocation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -211,6 +212,43 @@ def test_corrupt_checkpoint_is_removed_whatever_the_change(tmp_path, run_action,
     assert real['restart_required'] is True and not state.exists() and not memory.exists()
     again = run_action(path=str(path), state_dir=str(state_dir), **params)
     assert again['changed'] is False and again['state_files_removed'] == []
+
+
+# ----------------------------------------------------------------------------------------------
+# A static CPU manager checkpoint the kubelet would refuse against the node's online CPUs goes; one it starts with stays
+
+def _online(tmp_path, cpus):
+    top = tmp_path / 'node'
+    (top / 'sys/devices/system/cpu').mkdir(parents=True)
+    (top / 'sys/devices/system/cpu/online').write_text(cpus + '\n')
+    return str(top)
+
+
+def test_a_removal_cut_short_by_a_kubelet_stop_is_removed(tmp_path, run_action):
+    # a kubelet 1.37 stopped between the two writes of a container's removal: CPU 1 is in no set
+    path, state_dir = node(tmp_path, HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n', cpu_state=False)
+    state = state_dir / 'cpu_manager_state'
+    state.write_text(k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '0', 'entries': {}}))
+    args = dict(path=str(path), state_dir=str(state_dir), topology_root=_online(tmp_path, '0-1'),
+                topology_manager_policy='single-numa-node')
+    predicted = run_action(check_mode=True, **args)
+    assert not predicted.get('failed'), predicted.get('msg')
+    assert predicted['state_files_removed'] == [str(state)] and state.exists()
+    reason = predicted['state_files_removed_reasons'][str(state)]
+    assert reason.startswith('it records CPUs 0 (default set 0) but the node has CPUs 0-1; the kubelet would refuse')
+    real = run_action(**args)
+    assert real['state_files_removed'] == [str(state)] and not state.exists() and real['restart_required'] is True
+    assert run_action(**args)['changed'] is False
+
+
+def test_a_static_checkpoint_that_adds_up_stays(tmp_path, run_action):
+    path, state_dir = node(tmp_path, HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n', cpu_state=False)
+    state = state_dir / 'cpu_manager_state'
+    state.write_text(k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '0',
+                                               'entries': {'pod': {'app': '1'}}}))
+    for root in (_online(tmp_path, '0-1'), str(tmp_path / 'no-such-root')):
+        result = run_action(path=str(path), state_dir=str(state_dir), topology_root=root)
+        assert result['changed'] is False and result['state_files_removed'] == [] and state.exists()
 
 
 def test_valid_checkpoint_with_kubelet_checksum_stays(tmp_path, run_action):

@@ -535,7 +535,8 @@ def test_plan_feature_gates():
 # Checkpoint files
 
 CPU_NONE = '{"policyName":"none","defaultCpuSet":"","checksum":1353318690}'
-CPU_STATIC = k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '2-31', 'entries': {}})
+# as the kubelet writes it with reservedSystemCPUs 0-1 (STATIC): the reserved CPUs are in the shared pool
+CPU_STATIC = k.checkpoint_text('cpu', {'policyName': 'static', 'defaultCpuSet': '0-31', 'entries': {}})
 MEM_NONE = '{"policyName":"None","machineState":{},"checksum":4236770233}'
 MEM_STATIC = k.checkpoint_text('memory', {'policyName': 'Static', 'machineState': {}, 'entries': {}})
 STRICT = {'strict-cpu-reservation': 'true'}

@@ -143,3 +143,93 @@ def test_files_written_by_kubelet_1_37(kind, name):
     assert k.checkpoint_problem(kind, json.dumps(doc)) is None
     doc['checksum'] += 1
     assert 'does not match' in k.checkpoint_problem(kind, json.dumps(doc))
+
+
+# The static policy's checks of a checkpoint it can read (policy_static.go validateState), against the node's CPUs.
+STATIC_1 = dict(BASE, cpuManagerPolicy='static', reservedSystemCPUs='0')
+STRICT_1 = dict(STATIC_1, cpuManagerPolicyOptions={'strict-cpu-reservation': 'true'})
+COUNTED = dict(BASE, cpuManagerPolicy='static', kubeReserved={'cpu': '1'})
+
+
+def _static_cpu(default, entries=None, data=False):
+    doc = {'policyName': 'static', 'defaultCpuSet': default}
+    if entries is not None:
+        doc['entries'] = entries
+    return _v4('static', doc) if data else k.checkpoint_text('cpu', doc)
+
+
+def test_a_removal_cut_short_by_a_kubelet_stop_is_removed():
+    # kubelet 1.37 removes a container's CPUs in two writes (its entry, then the default set): stopped between them,
+    # it leaves CPU 1 nowhere, and refuses to start with its own file
+    text = _static_cpu('0', data=True)
+    assert k.checkpoint_problem('cpu', text) is None
+    removals, warnings = k.state_files_to_remove(STATIC_1, STATIC_1, text, None, '/var/lib/kubelet', frozenset([0, 1]))
+    assert [item['path'] for item in removals] == ['/var/lib/kubelet/cpu_manager_state'] and warnings == []
+    reason = removals[0]['reason']
+    assert reason.startswith('it records CPUs 0 (default set 0) but the node has CPUs 0-1; ')
+    assert "current set of available CPUs ... doesn't match with CPUs in state" in reason
+    assert 'asks for the file to be removed' in reason
+
+
+@pytest.mark.parametrize('config,text,online', [
+    (STATIC_1, _static_cpu('0-1'), [0, 1]),
+    (STATIC_1, _static_cpu('0', {'pod': {'app': '1'}}), [0, 1]),
+    (STATIC_1, _static_cpu('0,3', {'pod': {'a': '1', 'b': '2'}}, data=True), [0, 1, 2, 3]),
+    (STATIC_1, _static_cpu('0', {'c1': '1'}), [0, 1]),  # v1: container -> CPUs
+    (STRICT_1, _static_cpu('1'), [0, 1]),  # strictly reserved CPUs are in no set
+    (STATIC_1, _static_cpu(''), [0, 1]),  # empty: the kubelet initialises it
+    (STATIC_1, _static_cpu('0'), None),  # the node's CPUs unknown: not judged on them
+    (dict(STRICT_1, reservedSystemCPUs=None, kubeReserved={'cpu': '1'},), _static_cpu('1'), [0, 1, 2]),  # counted
+    (STATIC_1, '{"policyName":"static","defaultCpuSet":"0","podEntries":{"p":{"cpuSet":"1"}},"checksum":1}', [0, 1]),
+])
+def test_checkpoints_the_kubelet_starts_with_stay(config, text, online):
+    online = None if online is None else frozenset(online)
+    assert k.cpu_state_refusal(text, config, online) is None
+    assert k.state_files_to_remove(config, config, text, None, online_cpus=online) == ([], [])
+
+
+@pytest.mark.parametrize('config,text,online,fragment,kubelet_says', [
+    (STATIC_1, _static_cpu('0'), [0, 1, 2], 'it records CPUs 0 (default set 0) but the node has CPUs 0-2',
+     "doesn't match with CPUs in state"),
+    (STATIC_1, _static_cpu('0-3'), [0, 1], 'it records CPUs 0-3 (default set 0-3) but the node has CPUs 0-1',
+     "doesn't match with CPUs in state"),
+    (STATIC_1, _static_cpu('0', {'pod': {'app': '1-2'}}), [0, 1],
+     'it records CPUs 0-2 (default set 0, app: 1-2) but the node has CPUs 0-1', "doesn't match"),
+    (COUNTED, _static_cpu('0', {'pod': {'app': '1'}}), [0, 1, 2], 'but the node has CPUs 0-2', "doesn't match"),
+    (STRICT_1, _static_cpu('1'), [0, 1, 2], 'but the node has CPUs 1-2 besides the strictly reserved ones',
+     "doesn't match"),
+    (STATIC_1, _static_cpu('', {'pod': {'app': '1'}}), [0, 1], 'its default CPU set is empty while it records CPU',
+     'default cpuset cannot be empty'),
+    (STATIC_1, _static_cpu('1'), [0, 1], 'the reserved CPUs 0 are not all in its default CPU set 1',
+     'not all reserved cpus'),
+    (STRICT_1, _static_cpu('0-1'), [0, 1], 'the strictly reserved CPUs 0 are in its default CPU set 0-1',
+     'some of strictly reserved cpus'),
+    (STATIC_1, _static_cpu('0-1', {'pod': {'app': '1'}}), [0, 1],
+     'the CPUs 1 of container "app" in pod "pod" overlap its default CPU set 0-1', 'overlaps with default cpuset'),
+])
+def test_checkpoints_the_kubelet_refuses_go(config, text, online, fragment, kubelet_says):
+    reason = k.cpu_state_refusal(text, config, frozenset(online))
+    assert fragment in reason and kubelet_says in reason
+    removals, _warnings = k.state_files_to_remove(config, config, text, None, online_cpus=frozenset(online))
+    assert removals == [{'path': '/var/lib/kubelet/cpu_manager_state', 'reason': reason}]
+
+
+def test_only_the_static_policy_checks_its_sets():
+    none = dict(BASE, cpuManagerPolicy='none')
+    text = k.checkpoint_text('cpu', {'policyName': 'none', 'defaultCpuSet': ''})
+    assert k.state_files_to_remove(none, none, text, None, online_cpus=frozenset([0, 1])) == ([], [])
+
+
+def test_a_reservation_change_keeps_its_own_reason():
+    before = dict(STATIC_1, reservedSystemCPUs='0')
+    after = dict(STATIC_1, reservedSystemCPUs='0-1')
+    removals, _warnings = k.state_files_to_remove(before, after, _static_cpu('0'), None, online_cpus=frozenset([0, 1]))
+    assert removals[0]['reason'].startswith('the reserved CPU set changes (CPUs 0 -> CPUs 0-1)')
+
+
+@pytest.mark.parametrize('text,expected', [('0-1\n', frozenset([0, 1])), ('0,2-3\n', frozenset([0, 2, 3])),
+                                           ('\n', frozenset()), (None, None), ('zero\n', None)])
+def test_the_online_cpus_file(text, expected):
+    assert k.parse_online_cpus(text) == expected
+    assert k.online_cpus_path('/') == '/sys/devices/system/cpu/online'
+    assert k.online_cpus_path('/tmp/tree/') == '/tmp/tree/sys/devices/system/cpu/online'

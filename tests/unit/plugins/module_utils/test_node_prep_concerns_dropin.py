@@ -129,8 +129,12 @@ def test_a_kubelet_that_does_not_change_reads_no_configz():
 def test_the_plan_reads_the_roles_drop_in_with_the_main_file_and_the_checkpoints():
     options = {'path': '/var/lib/kubelet/config.yaml', 'state_dir': '/var/lib/kubelet', 'write_to': 'dropin',
                'config_dir': '/etc/kubernetes/kubelet.conf.d/'}
+    # and the node's online CPUs, which the CPU manager checkpoint is checked against (below the topology root)
     assert nc.KUBELET.plan_reads(options) == [
         '/var/lib/kubelet/config.yaml', DROPIN, '/var/lib/kubelet/cpu_manager_state',
-        '/var/lib/kubelet/memory_manager_state']
+        '/var/lib/kubelet/memory_manager_state', '/sys/devices/system/cpu/online']
+    assert nc.KUBELET.plan_reads(dict(options, topology_root='/tmp/tree'))[-1] == '/tmp/tree/sys/devices/system/cpu/online'
+    assert '/sys/devices/system/cpu/online' not in nc.KUBELET.files(
+        {'kubelet_config': '/var/lib/kubelet/config.yaml', 'kubelet_state_dir': '/var/lib/kubelet'}, {})
     assert nc.KUBELET.plan_reads(dict(options, drop_in_name='99-x.conf'))[1] == '/etc/kubernetes/kubelet.conf.d/99-x.conf'
     assert DROPIN not in nc.KUBELET.plan_reads(dict(options, write_to='main'))
