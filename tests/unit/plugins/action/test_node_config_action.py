@@ -216,8 +216,9 @@ def test_node_config_reads_the_same_files_as_the_registry_from_the_options_of_it
                'containerd': {'path': '/etc/containerd/config.toml', 'mode': 'dropin',
                               'dropin_path': '/etc/containerd/conf.d/99-nri.toml'},
                'kernel': {'args': ['nosmt']}}
-    # node_config fills in each module's defaults: the same files as kubelet_config and containerd_nri read
+    # node_config fills in each module's defaults: the same files as kubelet_config and containerd_nri read (the node's
+    # online CPUs too, which kubelet_config checks the CPU manager checkpoint against)
     assert paths_to_read({'kubelet': {'path': None}, 'containerd': {}}) == [
         '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state',
-        '/etc/containerd/config.toml']
+        '/sys/devices/system/cpu/online', '/etc/containerd/config.toml']
     assert paths_to_read(options) == node_prep_concerns.read_paths_of(options)
