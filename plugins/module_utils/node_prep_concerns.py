@@ -272,7 +272,8 @@ def _checkpoints(state_dir):
 
 
 def _kubelet_reads(settings):
-    return _checkpoints(settings['kubelet_state_dir'])
+    # and the node's online CPUs, which the plan checks the CPU manager checkpoint against (never written)
+    return _checkpoints(settings['kubelet_state_dir']) + [settings['sysfs_cpu_dir'].rstrip('/') + '/online']
 
 
 def _kubelet_plan_reads(options):
@@ -295,10 +296,10 @@ def _dropin(plan):
 def _kubelet_files(settings, plan):
     dropin = _dropin(plan)
     if not dropin:
-        return [settings['kubelet_config']] + _kubelet_reads(settings)
+        return [settings['kubelet_config']] + _checkpoints(settings['kubelet_state_dir'])
     # the main file is only read in drop-in mode; a drop-in that did not exist is removed by a rollback
     return ([dropin['drop_in_file']] + ([dropin['unit_drop_in']] if dropin['unit_drop_in'] else [])
-            + _kubelet_reads(settings))
+            + _checkpoints(settings['kubelet_state_dir']))
 
 
 def _kubelet_done(settings, result):
@@ -387,7 +388,7 @@ KUBELET = Concern(
     enabled_by='node_prep_kubelet_enabled', enabled=_kubelet_enabled, reads=_kubelet_reads, files=_kubelet_files, done=_kubelet_done,
     plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
-    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir'), service_setting='kubelet_service', before='stop', after='start',
+    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir', 'sysfs_cpu_dir'), service_setting='kubelet_service', before='stop', after='start',
     verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
     service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more,
     # path, write_to, config_dir, drop_in_name and enable_config_dir: what the pre-flight's checks settled

@@ -86,6 +86,7 @@ def _values(**given):
     values.update(node_prep_root='/n', node_prep_kubelet_state_dir='/n/var/lib/kubelet',
                   node_prep_containerd_config_path='/n/etc/containerd/config.toml',
                   node_prep_containerd_dropin_path='/n/etc/containerd/conf.d/99-nri.toml',
+                  node_prep_sysfs_cpu_dir='/n/sys/devices/system/cpu',
                   node_prep_lock_path='/n/lock', node_prep_node_name='n1', node_prep_k8s_enabled=False,
                   node_prep_k8s_validate_certs=True)
     values.update(given)
@@ -100,7 +101,7 @@ def test_the_options_from_the_role_variables():
     # containerd's version is asked of its binary: NRI managed and no version given
     assert options['containerd_binary'] == values['node_prep_containerd_binary']
     assert options['read_files'] == ['/n/var/lib/kubelet/cpu_manager_state', '/n/var/lib/kubelet/memory_manager_state',
-                                     '/n/etc/containerd/config.toml']
+                                     '/n/sys/devices/system/cpu/online', '/n/etc/containerd/config.toml']
     checks = options['checks']
     assert checks['facts'] == {'distribution': 'Debian', 'distribution_version': None,
                                'distribution_release': None, 'architecture': None}

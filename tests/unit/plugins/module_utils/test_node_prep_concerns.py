@@ -63,9 +63,10 @@ def test_the_registry_in_the_order_node_config_applies_it():
 
 def test_the_pre_flight_reads_the_files_of_the_enabled_concerns():
     settings = dict(SETTINGS, nri_mode='dropin')
+    # the kubelet's checkpoints and the node's online CPUs, which its plan checks them against
     assert nc.read_paths(settings) == [
-        '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state', '/etc/containerd/config.toml',
-        '/etc/containerd/conf.d/99-nri.toml']
+        '/var/lib/kubelet/cpu_manager_state', '/var/lib/kubelet/memory_manager_state', '/sys/devices/system/cpu/online',
+        '/etc/containerd/config.toml', '/etc/containerd/conf.d/99-nri.toml']
     assert nc.read_paths(dict(settings, kubelet_enabled=False, nri_enabled=None)) == []
 
 
