@@ -43,8 +43,9 @@ from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.rules i
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.plan import (  # noqa: F401
     check_document, managed_view, nested_value_equal, plan_values, value_equal)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.checkpoints import (  # noqa: F401
-    checkpoint_problem, checkpoint_text, cpu_state_refusal, fnv32a, online_cpus_path, parse_online_cpus, recorded_policy,
-    state_files_to_remove)
+    checkpoint_problem, checkpoint_text, cpu_state_refusal, fnv32a, recorded_policy, state_files_to_remove)
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (  # noqa: F401
+    online_cpus_path, parse_online_cpus)
 
 # The name reservations.py has used for eviction_memory.
 _eviction_memory = eviction_memory

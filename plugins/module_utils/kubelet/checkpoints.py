@@ -11,8 +11,7 @@ import json
 import re
 from fractions import Fraction
 
-from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import (  # noqa: F401 (online_cpus_path)
-    format_cpuset, online_cpus_path, parse_cpuset, parse_online_cpus)
+from ansible_collections.numaops.colocation.plugins.module_utils.cpuset import format_cpuset, parse_cpuset
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.common import (
     CPU_STATE_FILE, DEFAULT_STATE_DIR, MEMORY_STATE_FILE, effective, parse_go_bool, pretty)
 from ansible_collections.numaops.colocation.plugins.module_utils.kubelet.plan import normal_reserved_memory
