@@ -388,7 +388,8 @@ KUBELET = Concern(
     enabled_by='node_prep_kubelet_enabled', enabled=_kubelet_enabled, reads=_kubelet_reads, files=_kubelet_files, done=_kubelet_done,
     plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
-    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir', 'sysfs_cpu_dir'), service_setting='kubelet_service', before='stop', after='start',
+    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir', 'sysfs_cpu_dir'),
+    service_setting='kubelet_service', before='stop', after='start',
     verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
     service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more,
     # path, write_to, config_dir, drop_in_name and enable_config_dir: what the pre-flight's checks settled
