@@ -27,7 +27,9 @@ description:
     C(memory_manager_state), so one that refuses them answers C(ok), exits, and systemd starts it again. With
     O(settle) above 0, after the first C(ok) the module watches the main process and the restart count of the
     systemd unit O(service) (C(systemctl show)) for O(settle) seconds - a new main process, a restart or no main
-    process fails the task - and then C(/healthz) must answer C(ok) once more.
+    process fails the task - and then C(/healthz) must answer C(ok) once more. An answer of C(systemctl show)
+    without C(MainPID=) and C(NRestarts=) (systemd, busy, can answer nothing and still exit 0) is read again twice,
+    a second apart, before the task fails saying that the unit cannot be watched.
   - On failure the message names the host (O(host_label)), the URL, which phase failed (never answered C(ok), or
     answered and did not stay up, with what was seen), the real elapsed time and the number of requests, and the
     last O(log_lines) lines of C(journalctl -u <service>) (or of O(log_file)).
@@ -245,16 +247,26 @@ def read_log(module):
     return out.splitlines()[-count:] if count else []
 
 
-def unit_reader(module, service):
+UNIT_READS = 3  # systemctl show can answer nothing, with status 0, while systemd is busy; read again before failing
+UNIT_REREAD_PAUSE = 1.0
+
+
+def unit_reader(module, service, sleep=time.sleep):
     systemctl = module.get_bin_path('systemctl')
 
     def read():
         if not systemctl:
             raise ValueError('systemctl is not installed here')
-        rc, out, err = module.run_command([systemctl, 'show', '-p', 'MainPID', '-p', 'NRestarts', service])
-        if rc != 0:
-            raise ValueError('systemctl show %s failed (rc=%d): %s' % (service, rc, (err or out).strip()[:300]))
-        return health.parse_unit_state(out)
+        for attempt in range(1, UNIT_READS + 1):
+            rc, out, err = module.run_command([systemctl, 'show', '-p', 'MainPID', '-p', 'NRestarts', service])
+            if rc != 0:
+                raise ValueError('systemctl show %s failed (rc=%d): %s' % (service, rc, (err or out).strip()[:300]))
+            try:
+                return health.parse_unit_state(out)
+            except ValueError as err:
+                if attempt == UNIT_READS:
+                    raise ValueError('%s (%d reads, %gs apart)' % (err, UNIT_READS, UNIT_REREAD_PAUSE))
+                sleep(UNIT_REREAD_PAUSE)
     return read
 
 
@@ -290,7 +302,7 @@ def run(module, clock=time.monotonic, sleep=time.sleep, fetch=health.fetch):
     if healthy and params['settle'] > 0:
         try:
             stayed, detail, states = health.settle(poller, url, params['settle'], params['interval'],
-                                                   unit_reader(module, params['service']))
+                                                   unit_reader(module, params['service'], sleep))
         except ValueError as err:
             result.update(elapsed=round(clock() - start, 1), attempts=poller.attempts, last_answer=poller.last)
             module.fail_json(msg='%s answered ok on %s, but whether it stays up cannot be told: %s. settle needs the '

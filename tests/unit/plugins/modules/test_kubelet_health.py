@@ -60,20 +60,22 @@ def log_file(tmp_path):
 
 @pytest.fixture
 def systemctl(tmp_path, monkeypatch):
-    """A ``systemctl`` whose ``show`` answers the lines of the file ``states``, one per call, the last one again."""
+    """A ``systemctl`` whose ``show`` answers the lines of the file ``states``, one per call, the last one again; a
+    line ``-`` answers nothing (and exit status 0), as systemd busy can."""
     bin_dir = tmp_path / 'bin'
     bin_dir.mkdir()
     states = tmp_path / 'states'
     calls = tmp_path / 'calls'
     script = bin_dir / 'systemctl'
     script.write_text('#!/bin/sh\necho x >> %s\nn=$(wc -l < %s)\nline=$(sed -n "${n}p" %s)\n'
-                      '[ -n "$line" ] || line=$(tail -n 1 %s)\nprintf "MainPID=%%s\\nNRestarts=%%s\\n" $line\n'
+                      '[ -n "$line" ] || line=$(tail -n 1 %s)\n[ "$line" = - ] && exit 0\n'
+                      'printf "MainPID=%%s\\nNRestarts=%%s\\n" $line\n'
                       % (calls, calls, states, states))
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv('PATH', '%s%s%s' % (bin_dir, os.pathsep, os.environ.get('PATH', '')))
 
     def set_states(*lines):
-        states.write_text(''.join('%d %d\n' % line for line in lines))
+        states.write_text(''.join('-\n' if line is None else '%d %d\n' % line for line in lines))
     return set_states
 
 
@@ -173,3 +175,18 @@ def test_settle_a_restart_fails_and_says_what_was_seen(kubelet, systemctl, log_f
     assert res['msg'].startswith('the kubelet on node-1 answered ok on %s but did not stay up for 5s (main process '
                                  '1804 -> 1912, restarts 0 -> 1; 1 requests in ' % kubelet.url)
     assert 'Last lines of %s: ' % log_file in res['msg']
+
+
+def test_settle_reads_an_empty_answer_of_systemctl_again(kubelet, systemctl, capsys):
+    systemctl((1804, 0), None, None, (1804, 0))
+    res = run_module(kubelet_health, capsys, url=kubelet.url, settle=0.2, interval=0.1)
+    assert res.get('failed') is not True, res
+    assert res['healthy'] and res['main_pid'] == [1804, 1804]
+
+
+def test_settle_three_empty_answers_fail_saying_the_unit_cannot_be_watched(kubelet, systemctl, capsys):
+    systemctl(None)
+    res = run_module(kubelet_health, capsys, url=kubelet.url, settle=5, interval=0.1, host_label='node-1')
+    assert res['failed'] and res['phase'] == 'not_checked' and res['healthy'] is None
+    assert ("whether it stays up cannot be told: systemctl show answered '', not MainPID= and NRestarts= (3 reads, "
+            "1s apart)" in res['msg'])
