@@ -87,7 +87,7 @@ SHARED_CHECKS = ('kubelet_config_path', 'kubelet_service', 'kubelet_unit_dirs', 
                  'kubelet_config_candidates', 'cgroup_root', 'proc_cmdline_path', 'sysfs_cpu_dir', 'sysfs_node_dir')
 # decision settings that checks carries under the same name
 CHECKS_SETTINGS = ('kubelet_enabled', 'nri_enabled', 'k8s_enabled', 'lock_enabled', 'reboot_allowed',
-                   'manage_services', 'kubelet_service', 'node_name', 'sysfs_cpu_dir')
+                   'manage_services', 'kubelet_service', 'node_name', 'sysfs_cpu_dir', 'root')
 # decision settings that an option of a concern of plan carries: (setting, concern, option)
 PLAN_SETTINGS = (('kubelet_state_dir', 'kubelet', 'state_dir'), ('containerd_config_path', 'containerd', 'path'),
                  ('containerd_dropin_path', 'containerd', 'dropin_path'), ('nri_mode', 'containerd', 'mode'),

@@ -271,18 +271,23 @@ def _checkpoints(state_dir):
     return [state_dir + '/cpu_manager_state', state_dir + '/memory_manager_state']
 
 
+def _online_cpus(topology):
+    # the node's online CPUs below the topology root the kubelet plan is given (kubelet_config's topology_root), which
+    # a static CPU manager checkpoint is checked against; read, never written
+    return online_cpus_path(topology)
+
+
 def _kubelet_reads(settings):
-    # and the node's online CPUs, which the plan checks the CPU manager checkpoint against (never written)
-    return _checkpoints(settings['kubelet_state_dir']) + [settings['sysfs_cpu_dir'].rstrip('/') + '/online']
+    # the pre-flight reads the very file the plan checks against, so that the plan needs no read of its own
+    return _checkpoints(settings['kubelet_state_dir']) + [_online_cpus(topology_root(settings['root']))]
 
 
 def _kubelet_plan_reads(options):
     # in drop-in mode the role's drop-in too (the unit drop-in is read with the unit files by kubelet_config)
     dropin = ([options['config_dir'].rstrip('/') + '/' + options.get('drop_in_name', kubelet_target.DEFAULT_DROP_IN_NAME)]
               if options.get('write_to') == 'dropin' and options.get('config_dir') else [])
-    # and the node's online CPUs, which a static CPU manager checkpoint is checked against (never written)
     return (([options['path']] if options.get('path') else []) + dropin + _checkpoints(options['state_dir'])
-            + [online_cpus_path(options.get('topology_root') or '/')])
+            + [_online_cpus(options.get('topology_root'))])
 
 
 def _dropin(plan):
@@ -388,7 +393,7 @@ KUBELET = Concern(
     enabled_by='node_prep_kubelet_enabled', enabled=_kubelet_enabled, reads=_kubelet_reads, files=_kubelet_files, done=_kubelet_done,
     plan_key='kubelet_changes', plan_entry=_kubelet_plan_entry, plan_labels=_kubelet_plan_labels,
     report=_kubelet_report, summary_line=_kubelet_summary_line, fleet_parts=_kubelet_parts,
-    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir', 'sysfs_cpu_dir'),
+    drift_parts=_kubelet_parts, settings=('kubelet_enabled', 'kubelet_state_dir', 'root'),
     service_setting='kubelet_service', before='stop', after='start',
     verify='the kubelet /healthz answers, and its /configz (through the API server) runs the keys written',
     service=services.KUBELET, drains=True, plan_reads=_kubelet_plan_reads, plan_more=_kubelet_plan_more,

@@ -28,7 +28,7 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'kubelet_state_dir': '/var/lib/kubelet', 'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml',
             'nri_mode': 'inline', 'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
             'k8s_validate_certs': True, 'irqbalance_service': 'irqbalance',
-            'kubelet_configz': 'if_reachable'}
+            'kubelet_configz': 'if_reachable', 'root': ''}
 NODE = {'online_cpus': {'ids': list(range(8))}, 'meminfo': {'text': 'MemTotal:       16384000 kB\n'},
         'lock': {'outcome': 'absent', 'locked_by_other': False},
         'checks': {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],

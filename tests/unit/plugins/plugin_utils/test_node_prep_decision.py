@@ -19,7 +19,7 @@ SETTINGS = {'reboot_allowed': False, 'manage_services': True, 'kubelet_enabled':
             'containerd_dropin_path': '/etc/containerd/conf.d/99-nri.toml', 'nri_mode': 'inline',
             'grub_defaults_path': '/etc/default/grub', 'nri_enabled': True, 'backup': True,
             'k8s_validate_certs': 'yes', 'irqbalance_service': 'irqbalance',
-            'kubelet_configz': 'if_reachable'}
+            'kubelet_configz': 'if_reachable', 'root': ''}
 CHECKS = {'kernel_args': [], 'mem_sampling_wanted': False, 'cgroup_v2_memory': None, 'cgroup_v2_args': [],
           'cgroup_v2_after_reboot': False, 'kubelet_config': '/var/lib/kubelet/config.yaml', 'notes': ['a note.'],
           'errors': []}
