@@ -271,15 +271,10 @@ def _checkpoints(state_dir):
     return [state_dir + '/cpu_manager_state', state_dir + '/memory_manager_state']
 
 
-def _online_cpus(topology):
-    # the node's online CPUs below the topology root the kubelet plan is given (kubelet_config's topology_root), which
-    # a static CPU manager checkpoint is checked against; read, never written
-    return online_cpus_path(topology)
-
-
 def _kubelet_reads(settings):
-    # the pre-flight reads the very file the plan checks against, so that the plan needs no read of its own
-    return _checkpoints(settings['kubelet_state_dir']) + [_online_cpus(topology_root(settings['root']))]
+    # and the node's online CPUs below the topology root the kubelet plan is given, which a static CPU manager
+    # checkpoint is checked against (read, never written): the very file the plan reads, so it needs no read of its own
+    return _checkpoints(settings['kubelet_state_dir']) + [online_cpus_path(topology_root(settings['root']))]
 
 
 def _kubelet_plan_reads(options):
@@ -287,7 +282,7 @@ def _kubelet_plan_reads(options):
     dropin = ([options['config_dir'].rstrip('/') + '/' + options.get('drop_in_name', kubelet_target.DEFAULT_DROP_IN_NAME)]
               if options.get('write_to') == 'dropin' and options.get('config_dir') else [])
     return (([options['path']] if options.get('path') else []) + dropin + _checkpoints(options['state_dir'])
-            + [_online_cpus(options.get('topology_root'))])
+            + [online_cpus_path(options.get('topology_root'))])
 
 
 def _dropin(plan):

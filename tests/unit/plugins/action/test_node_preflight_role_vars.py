@@ -86,7 +86,6 @@ def _values(**given):
     values.update(node_prep_root='/n', node_prep_kubelet_state_dir='/n/var/lib/kubelet',
                   node_prep_containerd_config_path='/n/etc/containerd/config.toml',
                   node_prep_containerd_dropin_path='/n/etc/containerd/conf.d/99-nri.toml',
-                  node_prep_sysfs_cpu_dir='/n/sys/devices/system/cpu',
                   node_prep_lock_path='/n/lock', node_prep_node_name='n1', node_prep_k8s_enabled=False,
                   node_prep_k8s_validate_certs=True)
     values.update(given)
